@@ -1,0 +1,160 @@
+"""The `pypto-migrate` command line: run (dry run / --write), check (CI), rules (docs)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from . import __version__
+from .discovery import discover
+from .rulebook import RuleFileError, Rule, load_rules, select_rules
+from .runner import Job, Outcome, Summary, run, summarize
+
+
+def _console(stream=None) -> Console:
+    stream = stream or sys.stderr
+    # Off a terminal rich would wrap at 80 columns and split the lines CI logs are grepped for.
+    width = None if stream.isatty() else 200
+    return Console(file=stream, highlight=False, soft_wrap=True, width=width)
+
+
+def _split(values: tuple[str, ...]) -> list[str]:
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+def _load(select: tuple[str, ...] = (), ignore: tuple[str, ...] = ()) -> tuple[Rule, ...]:
+    try:
+        return select_rules(load_rules(), _split(select), _split(ignore))
+    except RuleFileError as exc:
+        raise click.ClickException(f"broken rule file: {exc}")
+    except ValueError as exc:
+        raise click.UsageError(str(exc))
+
+
+def _report(outcomes: list[Outcome]) -> None:
+    """Problems and flagged lines on stderr, one `path:line:col: ...` line each."""
+    err = _console()
+    for o in outcomes:
+        if o.error:
+            err.print(f"[red]error[/red]: {o.error}", markup=True)
+        for f in o.findings:
+            label = "error" if f.level == "error" else "review"
+            err.print(f"{o.display}:{f.line}:{f.column}: {label} {f.rule}: {f.message}", markup=False)
+
+
+def _rule_table(summary: Summary, rules: tuple[Rule, ...]) -> None:
+    if not summary.per_rule:
+        return
+    table = Table(box=None, pad_edge=False, show_header=True, header_style="bold")
+    for column in ("rule", "name", "safety", "edits", "files"):
+        table.add_column(column, justify="right" if column in ("edits", "files") else "left")
+    for rule in rules:
+        if summary.per_rule[rule.id]:
+            table.add_row(rule.id, rule.name, rule.safety, str(summary.per_rule[rule.id]), str(summary.files_per_rule[rule.id]))
+    _console().print(table)
+
+
+selection = [
+    click.option("--select", multiple=True, metavar="RULE[,RULE...]", help="Only these rules (id or name)."),
+    click.option("--ignore", multiple=True, metavar="RULE[,RULE...]", help="Not these rules (id or name)."),
+    click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores", help="Worker processes."),
+]
+
+
+def _with(options):
+    def decorate(fn):
+        for option in reversed(options):
+            fn = option(fn)
+        return fn
+
+    return decorate
+
+
+paths_argument = click.argument(
+    "paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path)
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="pypto-migrate")
+def main() -> None:
+    """Migrate pypto kernels to the strict Tile/Tensor API of 2026-03, reviewably."""
+
+
+@main.command("run")
+@paths_argument
+@click.option("--write", is_flag=True, help="Apply the changes in place (default: print the diff).")
+@click.option("--diff-file", type=click.Path(dir_okay=False, writable=True, path_type=Path), help="Also write the diff to FILE.")
+@_with(selection)
+def run_command(paths, write, diff_file, select, ignore, jobs) -> None:
+    """Migrate PATH... : print a unified diff (dry run) or, with --write, apply it."""
+    rules = _load(select, ignore)
+    outcomes = run(discover(list(paths)), Job(tuple(r.id for r in rules), write=write), jobs)
+    diff = "".join(o.diff for o in outcomes)
+    if diff and not write:
+        _stdout(diff)
+    if diff_file is not None:
+        diff_file.write_text(diff, encoding="utf-8", newline="")
+    _report(outcomes)
+    summary = summarize(outcomes)
+    _rule_table(summary, rules)
+    verb = "migrated" if write else "would be migrated"
+    tail = "" if write or not summary.files_changed else " (dry run: --write applies it)"
+    _console().print(summary.line(verb) + tail, markup=False)
+    sys.exit(1 if summary.errors else 0)
+
+
+@main.command("check")
+@paths_argument
+@_with(selection)
+def check_command(paths, select, ignore, jobs) -> None:
+    """Exit 1 if any file would change or needs a person (for CI); writes nothing."""
+    rules = _load(select, ignore)
+    outcomes = run(discover(list(paths)), Job(tuple(r.id for r in rules)), jobs)
+    err = _console()
+    for o in outcomes:
+        if o.changed:
+            err.print(f"{o.display}: would be migrated ({len(o.edits)} edit{'s' * (len(o.edits) != 1)})", markup=False)
+    _report(outcomes)
+    summary = summarize(outcomes)
+    err.print(summary.line("would be migrated"), markup=False)
+    sys.exit(1 if summary.files_changed or summary.review or summary.errors else 0)
+
+
+@main.command("rules")
+@click.argument("rule", required=False)
+def rules_command(rule: str | None) -> None:
+    """List the rules, or show one rule's documentation and examples."""
+    rules = _load()
+    out = _console(sys.stdout)
+    if rule is None:
+        table = Table(box=None, pad_edge=False, header_style="bold")
+        for column in ("id", "name", "safety", "summary"):
+            table.add_column(column)
+        for r in rules:
+            table.add_row(r.id, r.name, r.safety, r.summary)
+        out.print(table)
+        return
+    chosen = _load((rule,))[0]
+    out.print(f"{chosen.id} {chosen.name} ({chosen.safety})", markup=False)
+    out.print(f"\n{chosen.summary}\n\nWhy:\n{chosen.why}\n", markup=False)
+    for i, ex in enumerate(chosen.examples, 1):
+        out.print(f"Example {i}, before:\n{ex.before.strip()}\n\nafter:\n{ex.after.strip()}\n", markup=False)
+    for i, code in enumerate(chosen.unchanged, 1):
+        out.print(f"Left unchanged {i}:\n{code.strip()}\n", markup=False)
+
+
+def _stdout(text: str) -> None:
+    # Bytes, so that CRLF and non-ASCII reach a pipe exactly as they are in the files.
+    stream = getattr(sys.stdout, "buffer", None)
+    if stream is not None:
+        sys.stdout.flush()
+        stream.write(text.encode("utf-8"))
+        stream.flush()
+    else:
+        sys.stdout.write(text)

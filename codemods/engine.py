@@ -1,0 +1,294 @@
+"""Migrate one source text: one LibCST traversal serves every selected rule.
+
+Data flows one way: text -> CST -> rules (edits, flags) -> new text -> re-parse ->
+findings read off the new text. Findings come from the output so that a dry run, a
+`--write` and a later `check` of the written file all report the same lines, and so that
+a person's `# pypto-migrate: reviewed PTO0xx` marker is honoured wherever it stands.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from dataclasses import dataclass, field
+from typing import Callable
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from .aliases import ScopeTracker
+from .rulebook import ApiTable, Rule
+from .transforms import make_transform
+
+BOM = "\ufeff"
+_EMPTY = cst.Module([])
+MARKER = re.compile(
+    r"#\s*pypto-migrate:\s*(?P<state>reviewed|review)\s+(?P<ids>[A-Za-z0-9]+(?:\s*,\s*[A-Za-z0-9]+)*)"
+    r"(?::\s*(?P<text>.*))?$"
+)
+
+
+@dataclass(frozen=True)
+class Edit:
+    rule: str
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Something a person must look at, positioned in the migrated text (1-based)."""
+
+    rule: str
+    line: int
+    column: int
+    message: str
+    level: str = "review"  # review | error
+
+
+@dataclass
+class Result:
+    source: str
+    output: str
+    edits: list[Edit] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    reviewed: int = 0
+
+    @property
+    def changed(self) -> bool:
+        return self.output != self.source
+
+    @property
+    def needs_review(self) -> list[Finding]:
+        return self.findings
+
+
+class SourceError(Exception):
+    """The input cannot be migrated (not valid Python); carries a 1-based position."""
+
+    def __init__(self, message: str, line: int = 1, column: int = 1) -> None:
+        super().__init__(message)
+        self.message, self.line, self.column = message, line, column
+
+
+class EngineError(SourceError):
+    """A rule produced output that does not parse: a bug in the rule, never the user's."""
+
+
+class Context:
+    """What a rule sees of the file while the traversal runs."""
+
+    def __init__(self, module: cst.Module, tracker: ScopeTracker, api: ApiTable) -> None:
+        self.api = api
+        self.module = module
+        self._tracker = tracker
+        self._prefix = api.module + "."
+        self._positions = None
+        self.flags: list[tuple[Rule, cst.CSTNode, str]] = []
+        self.state: dict[str, object] = {}  # per-file scratch space shared by rules
+
+    def op_of(self, func: cst.BaseExpression) -> str | None:
+        """The API op a callee names here ('view', 'tensor.read'), resolving the module alias."""
+        name = self._tracker.qualified(func)
+        if name and name.startswith(self._prefix):
+            return name[len(self._prefix):]
+        return None
+
+    def position(self, node: cst.CSTNode) -> tuple[int, int]:
+        """1-based line and column of a node of the *input* tree, computed on first use."""
+        if self._positions is None:
+            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        pos = self._positions[node].start
+        return pos.line, pos.column + 1
+
+    def flag(self, rule: Rule, node: cst.CSTNode, message: str) -> None:
+        """Ask a person to decide at this node's statement; the engine writes the marker."""
+        self.flags.append((rule, node, message))
+
+
+Hook = Callable[[cst.CSTNode, cst.CSTNode, Context], cst.CSTNode | None]
+
+
+class _Dispatcher(ScopeTracker, cst.CSTTransformer):
+    def __init__(self, module: cst.Module, rules: tuple[Rule, ...], api: ApiTable) -> None:
+        super().__init__()
+        self._init_scopes(module)
+        self.ctx = Context(module, self, api)
+        self.touched: list[tuple[Rule, cst.CSTNode]] = []
+        self.leave: dict[str, list[tuple[Rule, Hook]]] = {}
+        self.visit: dict[str, list[Callable[[cst.CSTNode, Context], None]]] = {}
+        for rule in rules:
+            transform = make_transform(rule, api)
+            for attr in dir(transform):
+                kind, _, node_type = attr.partition("_")
+                if kind == "leave" and node_type:
+                    self.leave.setdefault(node_type, []).append((rule, getattr(transform, attr)))
+                elif kind == "visit" and node_type:
+                    self.visit.setdefault(node_type, []).append(getattr(transform, attr))
+
+    @property
+    def edits(self) -> list[Edit]:
+        return [Edit(rule.id, *self.ctx.position(node)) for rule, node in self.touched]
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self._enter(node)
+        for hook in self.visit.get(type(node).__name__, ()):
+            hook(node, self.ctx)
+        return True
+
+    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):  # type: ignore[override]
+        for rule, hook in self.leave.get(type(original).__name__, ()):
+            try:
+                result = hook(original, updated, self.ctx)
+            except (SourceError, RecursionError):
+                raise
+            except Exception as exc:  # a bug in a rule must not look like the user's fault
+                line, column = self.ctx.position(original)
+                raise EngineError(f"engine error: rule {rule.id} failed here: {type(exc).__name__}: {exc}", line, column) from exc
+            if result is not None and result is not updated:
+                self.touched.append((rule, original))
+                updated = result
+        if self.ctx.flags and isinstance(updated, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            updated = _with_markers(updated, self.ctx.flags)
+            self.ctx.flags = []
+        self._exit(original)
+        return updated
+
+
+def _with_markers(statement, flags) -> cst.CSTNode:
+    """Write `# pypto-migrate: review ID: why` above the statement, once per rule."""
+    present = set()
+    for empty in statement.leading_lines:
+        m = empty.comment and MARKER.search(empty.comment.value)
+        if m:
+            present.update(i.strip() for i in m.group("ids").split(","))
+    lines = list(statement.leading_lines)
+    for rule, _node, message in flags:
+        if rule.id in present:
+            continue
+        present.add(rule.id)
+        lines.append(cst.EmptyLine(comment=cst.Comment(f"# pypto-migrate: review {rule.id}: {message}")))
+    return statement.with_changes(leading_lines=lines)
+
+
+def parse(text: str, what: str = "input") -> cst.Module:
+    try:
+        return cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        # CPython's parser places syntax errors precisely; LibCST's native one often does not.
+        try:
+            ast.parse(text)
+        except SyntaxError as py:
+            raise SourceError(f"{what} is not valid Python: {py.msg}", py.lineno or 1, py.offset or 1)
+        except (ValueError, RecursionError, MemoryError):
+            pass
+        raise SourceError(f"{what} is not valid Python: {_reason(exc)}", exc.editor_line, exc.editor_column)
+    except (RecursionError, MemoryError) as exc:  # pathological nesting
+        raise SourceError(f"{what} could not be parsed: {type(exc).__name__}")
+
+
+def _reason(exc: cst.ParserSyntaxError) -> str:
+    # LibCST's message repeats the position we already print as path:line:col.
+    return re.sub(r"^(parser error: )?error at \d+:\d+: ", "", exc.message)
+
+
+def migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: frozenset[str]) -> Result:
+    """Apply `rules` to one file's text. Raises SourceError for bad input, EngineError for bad rules."""
+    bom = BOM if text.startswith(BOM) else ""
+    body = text[len(bom):]
+    module = parse(body)
+    dispatcher = _Dispatcher(module, rules, api)
+    new_module = module.visit(dispatcher)
+    output = new_module.code
+    if output != body:
+        try:
+            out_module = cst.parse_module(output)
+        except cst.ParserSyntaxError as exc:
+            ids = sorted({rule.id for rule, _ in dispatcher.touched})
+            raise EngineError(
+                f"engine error: rule(s) {', '.join(ids)} produced code that does not parse ({_reason(exc)}); "
+                "the file was left as it was",
+                exc.editor_line,
+                exc.editor_column,
+            )
+    else:
+        out_module = module
+    findings, reviewed = scan(out_module, output, api, known_ids)
+    return Result(text, bom + output, dispatcher.edits, findings, reviewed)
+
+
+def scan(module: cst.Module, text: str, api: ApiTable, known_ids: frozenset[str]) -> tuple[list[Finding], int]:
+    """Read what still needs a person off a (migrated) text: open markers, unknown ids, removed API."""
+    findings, reviewed = _markers(text, known_ids)
+    findings.extend(_removed_references(module, text, api))
+    findings.sort(key=lambda f: (f.line, f.column, f.rule))
+    return findings, reviewed
+
+
+def _markers(text: str, known_ids: frozenset[str]) -> tuple[list[Finding], int]:
+    findings: list[Finding] = []
+    reviewed = 0
+    if "pypto-migrate" not in text:
+        return findings, reviewed
+    try:
+        tokens = [t for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.COMMENT]
+    except (tokenize.TokenError, SyntaxError):
+        return findings, reviewed
+    for token in tokens:
+        m = MARKER.search(token.string)
+        if not m:
+            continue
+        line, column = token.start[0], token.start[1] + 1
+        for rule_id in (i.strip() for i in m.group("ids").split(",")):
+            if rule_id not in known_ids:
+                message = f"unknown rule id {rule_id!r} in a pypto-migrate marker"
+                findings.append(Finding(rule_id, line, column, message, "error"))
+            elif m.group("state") == "review":
+                findings.append(Finding(rule_id, line, column, (m.group("text") or "needs review").strip()))
+            else:
+                reviewed += 1
+    return findings, reviewed
+
+
+class _RemovedRefs(ScopeTracker, cst.CSTVisitor):
+    def __init__(self, module: cst.Module, api: ApiTable) -> None:
+        super().__init__()
+        self._init_scopes(module)
+        self.prefix = api.module + "."
+        self.removed = api.removed()
+        self.version = api.version
+        self.found: list[tuple[cst.CSTNode, str]] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self._enter(node)
+        if isinstance(node, (cst.Import, cst.ImportFrom)):
+            return False
+        target = node if isinstance(node, cst.Attribute) else node.func if isinstance(node, cst.Call) else None
+        if isinstance(target, (cst.Attribute, cst.Name)) and (target is node or isinstance(target, cst.Name)):
+            name = self.qualified(target)
+            op = name[len(self.prefix):] if name and name.startswith(self.prefix) else None
+            if op in self.removed:
+                written = _EMPTY.code_for_node(target)
+                instead = written[: len(written) - len(op.split(".")[-1])] + self.removed[op].replacement
+                message = f"{written} was removed in the {self.version} API (use {instead}); not rewritten here, change it by hand"
+                self.found.append((target, message))
+        return True
+
+    def on_leave(self, original: cst.CSTNode) -> None:
+        self._exit(original)
+
+
+def _removed_references(module: cst.Module, text: str, api: ApiTable) -> list[Finding]:
+    if not any(op.rsplit(".", 1)[-1] in text for op in api.removed()):
+        return []  # the common case after a migration: no need to walk the tree
+    visitor = _RemovedRefs(module, api)
+    module.visit(visitor)
+    if not visitor.found:
+        return []
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    return [
+        Finding("API", positions[node].start.line, positions[node].start.column + 1, message, "error")
+        for node, message in visitor.found
+    ]

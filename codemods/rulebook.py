@@ -1,0 +1,190 @@
+"""Rules and the API table, loaded from the TOML files under `rules/`.
+
+Everything a rule *is* lives in data; the Python side only knows rule kinds
+(see `codemods.transforms`). Loading validates eagerly so that a broken rule file
+is reported with its path when the tool starts, not halfway through a repository.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+SAFETY_CLASSES = ("safe", "review")
+_ID = re.compile(r"^PTO\d{3}$")
+_NAME = re.compile(r"^[a-z][a-z0-9-]*$")
+
+
+class RuleFileError(Exception):
+    """A rule or API-table file that cannot be used; the message names the file."""
+
+
+@dataclass(frozen=True)
+class Example:
+    before: str
+    after: str
+
+
+@dataclass(frozen=True, eq=False)  # identity: rules and tables are cached per process
+class Rule:
+    id: str
+    name: str
+    summary: str
+    why: str
+    safety: str
+    kind: str
+    params: dict[str, Any]
+    examples: tuple[Example, ...]
+    unchanged: tuple[str, ...]
+    path: Path
+
+    def describe(self) -> str:
+        return f"{self.id} {self.name}"
+
+
+@dataclass(frozen=True)
+class Op:
+    """One op of the target API: what kinds of values it takes and gives."""
+
+    name: str
+    kind: str  # tensor-only | tile-only | unified | scalar | removed
+    params: tuple[str, ...] = ()
+    roles: dict[str, str] = field(default_factory=dict)
+    result: str = ""
+    replacement: str = ""
+    note: str = ""
+    space: dict[str, str] = field(default_factory=dict)
+    scratch: str = ""
+
+
+@dataclass(frozen=True, eq=False)
+class ApiTable:
+    module: str
+    version: str
+    ops: dict[str, Op]
+    memory_limits: dict[str, int]
+    dtype_bytes: dict[str, float]
+
+    def removed(self) -> dict[str, Op]:
+        return {n: op for n, op in self.ops.items() if op.kind == "removed"}
+
+
+def default_rules_dir() -> Path:
+    env = os.environ.get("PYPTO_MIGRATE_RULES")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parent.parent / "rules"
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise RuleFileError(f"{path}: {exc}") from exc
+
+
+def _require(data: dict[str, Any], key: str, path: Path, kind: type = str) -> Any:
+    if key not in data:
+        raise RuleFileError(f"{path}: missing required key '{key}'")
+    value = data[key]
+    if not isinstance(value, kind):
+        raise RuleFileError(f"{path}: '{key}' must be a {kind.__name__}")
+    return value
+
+
+def load_rule(path: Path) -> Rule:
+    data = _read_toml(path)
+    rule_id = _require(data, "id", path)
+    if not _ID.match(rule_id):
+        raise RuleFileError(f"{path}: id '{rule_id}' is not of the form PTO000")
+    name = _require(data, "name", path)
+    if not _NAME.match(name):
+        raise RuleFileError(f"{path}: name '{name}' must be lowercase words joined by '-'")
+    safety = _require(data, "safety", path)
+    if safety not in SAFETY_CLASSES:
+        raise RuleFileError(f"{path}: safety must be one of {', '.join(SAFETY_CLASSES)}")
+    examples = tuple(
+        Example(_require(ex, "before", path), _require(ex, "after", path))
+        for ex in data.get("example", [])
+    )
+    unchanged = tuple(_require(ex, "code", path) for ex in data.get("unchanged", []))
+    if not examples:
+        raise RuleFileError(f"{path}: a rule needs at least one [[example]]")
+    return Rule(
+        id=rule_id,
+        name=name,
+        summary=_require(data, "summary", path),
+        why=_require(data, "why", path).strip(),
+        safety=safety,
+        kind=_require(data, "kind", path),
+        params=data.get("params", {}),
+        examples=examples,
+        unchanged=unchanged,
+        path=path,
+    )
+
+
+@lru_cache(maxsize=8)
+def load_rules(rules_dir: Path | None = None) -> tuple[Rule, ...]:
+    rules_dir = rules_dir or default_rules_dir()
+    paths = sorted(rules_dir.glob("PTO*.toml"))
+    if not paths:
+        raise RuleFileError(f"{rules_dir}: no rule files (PTO*.toml)")
+    rules = tuple(load_rule(p) for p in paths)
+    seen: dict[str, Path] = {}
+    for rule in rules:
+        for key in (rule.id, rule.name):
+            if key in seen:
+                raise RuleFileError(f"{rule.path}: '{key}' is already used by {seen[key]}")
+            seen[key] = rule.path
+    return rules
+
+
+@lru_cache(maxsize=8)
+def load_api(rules_dir: Path | None = None) -> ApiTable:
+    path = (rules_dir or default_rules_dir()) / "api" / "pypto-2026-03.toml"
+    data = _read_toml(path)
+    ops: dict[str, Op] = {}
+    for name, spec in _require(data, "ops", path, dict).items():
+        ops[name] = Op(
+            name=name,
+            kind=_require(spec, "kind", path),
+            params=tuple(spec.get("params", ())),
+            roles=dict(spec.get("roles", {})),
+            result=spec.get("result", ""),
+            replacement=spec.get("replacement", ""),
+            note=spec.get("note", ""),
+            space=dict(spec.get("space", {})),
+            scratch=spec.get("scratch", ""),
+        )
+    return ApiTable(
+        module=_require(data, "module", path),
+        version=_require(data, "version", path),
+        ops=ops,
+        memory_limits=dict(data.get("memory_limits", {})),
+        dtype_bytes=dict(data.get("dtype_bytes", {})),
+    )
+
+
+def select_rules(
+    rules: tuple[Rule, ...], select: list[str] | None, ignore: list[str] | None
+) -> tuple[Rule, ...]:
+    """Pick rules by id or name; unknown names raise ValueError listing the known ones."""
+    by_key = {r.id: r for r in rules} | {r.name: r for r in rules}
+
+    def resolve(keys: list[str]) -> set[str]:
+        unknown = [k for k in keys if k not in by_key]
+        if unknown:
+            known = ", ".join(f"{r.id} ({r.name})" for r in rules)
+            raise ValueError(f"unknown rule {', '.join(unknown)}; known rules: {known}")
+        return {by_key[k].id for k in keys}
+
+    chosen = resolve(select) if select else {r.id for r in rules}
+    chosen -= resolve(ignore or [])
+    return tuple(r for r in rules if r.id in chosen)

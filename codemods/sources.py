@@ -1,0 +1,70 @@
+"""Reading and writing kernel files without losing a byte.
+
+Text is decoded strictly as UTF-8 with newlines untouched (CRLF stays CRLF) and a BOM kept
+as the first character, so that output == input wherever no rule fired. Writes are atomic:
+a temporary file in the same folder, fsync, then rename over the original, keeping its mode.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+
+class FileProblem(Exception):
+    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
+        super().__init__(message)
+        self.message, self.line, self.column = message, line, column
+
+
+def read_text(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise FileProblem(f"cannot read: {exc.strerror or exc}") from exc
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise FileProblem(f"not UTF-8: byte 0x{data[exc.start]:02x} cannot be decoded", line, column) from exc
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace `path` with `text`; on any failure the original is left as it was."""
+    info = path.stat()
+    if not info.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+        # Root can write anything; a read-only bit is still the owner saying "do not touch".
+        raise FileProblem("file is read-only; not written")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".pypto-migrate", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(text.encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, stat.S_IMODE(info.st_mode))
+        os.replace(tmp, path)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise FileProblem(f"cannot write: {exc.strerror or exc}") from exc
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -1,0 +1,45 @@
+"""`call-pattern` rules: rewrite one pl call into another, as written in the rule's data."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..pattern import PatternError, compile_call, match_call, render_call
+from ..rulebook import ApiTable, Rule, RuleFileError
+
+
+class CallPattern:
+    def __init__(self, rule: Rule, api: ApiTable) -> None:
+        self.rule = rule
+        try:
+            self.match = compile_call(rule.params["match"])
+            self.replace = compile_call(rule.params["replace"])
+        except KeyError as exc:
+            raise RuleFileError(f"{rule.path}: params needs '{exc.args[0]}'") from exc
+        except PatternError as exc:
+            raise RuleFileError(f"{rule.path}: {exc}") from exc
+        needed = {s.var for s in self.replace.slots if s.var}
+        known = {s.var for s in self.match.slots if s.var}
+        if needed - known:
+            raise RuleFileError(f"{rule.path}: replacement uses unbound ${', $'.join(sorted(needed - known))}")
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call, ctx) -> cst.Call | None:
+        if ctx.op_of(original.func) != self.match.op:
+            return None
+        # Only `alias.op(...)` is rewritten: a bare `view(...)` imported by name would
+        # need its import changed too, and the leftover scan reports it instead.
+        if not isinstance(updated.func, cst.Attribute):
+            return None
+        receiver = _receiver(updated.func, len(self.match.callee))
+        bound = match_call(self.match, updated)
+        if bound is None:
+            return None
+        return render_call(self.replace, bound, updated, receiver)
+
+
+def _receiver(func: cst.Attribute, depth: int) -> cst.BaseExpression:
+    """`pl` in `pl.view`, `pl` in `pl.tensor.read` (depth 2)."""
+    node: cst.BaseExpression = func
+    for _ in range(depth):
+        node = node.value  # type: ignore[attr-defined]
+    return node

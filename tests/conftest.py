@@ -1,0 +1,34 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codemods.engine import migrate
+from codemods.rulebook import load_api, load_rules
+from codemods.runner import LEFTOVER_ID
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+
+
+@pytest.fixture(scope="session")
+def rules():
+    return load_rules()
+
+
+@pytest.fixture(scope="session")
+def api():
+    return load_api()
+
+
+@pytest.fixture(scope="session")
+def run_rules(rules, api):
+    """Migrate a text with all rules (or the ones named), the way the runner does."""
+    known = frozenset(r.id for r in rules) | {LEFTOVER_ID}
+
+    def apply(text: str, only: tuple[str, ...] = ()):
+        chosen = tuple(r for r in rules if not only or r.id in only or r.name in only)
+        return migrate(text, chosen, api, known)
+
+    return apply

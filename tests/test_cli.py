@@ -1,0 +1,158 @@
+"""The CLI contract, end to end: exit codes, stdout/stderr, dry run, --write, check, rules."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from unidiff import PatchSet
+
+from codemods.cli import main
+from conftest import FIXTURES
+
+KERNEL = "import pypto.language as pl\n\n\ndef k(t):\n    return pl.view(t, [4, 4], [0, 0])\n"
+
+
+@pytest.fixture
+def tree(tmp_path, monkeypatch):
+    """A small repository with a kernel, a bad file of each kind and a read-only kernel."""
+    monkeypatch.chdir(tmp_path)
+    models = tmp_path / "models"
+    (models / "sub").mkdir(parents=True)
+    (models / "a.py").write_text(KERNEL)
+    (models / "sub" / "b.py").write_text(KERNEL.replace("[0, 0]", "[4, 0]"))
+    (models / "clean.py").write_text("x = 1\n")
+    (models / "syntax.py").write_text("def f(:\n    pass\n")
+    (models / "latin1.py").write_bytes(b"s = '\xe9'\n")
+    ro = models / "ro.py"
+    ro.write_text(KERNEL)
+    ro.chmod(0o444)
+    return models
+
+
+def invoke(*args):
+    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+    return result
+
+
+def test_dry_run_prints_a_diff_git_apply_accepts(tree, tmp_path):
+    result = invoke("run", "--jobs", "1", "models")
+    assert result.exit_code == 1  # two files could not be processed
+    patch = PatchSet(result.stdout)
+    assert sorted(p.path for p in patch) == ["models/a.py", "models/ro.py", "models/sub/b.py"]
+    assert all(p.added == 1 and p.removed == 1 for p in patch)
+    assert (tree / "a.py").read_text() == KERNEL, "a dry run writes nothing"
+    assert "models/syntax.py:1:7:" in result.stderr and "models/latin1.py:1:6: not UTF-8" in result.stderr
+    assert "PTO001" in result.stderr and "view-to-slice" in result.stderr
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / "fix.patch").write_text(result.stdout)
+    subprocess.run(["git", "apply", "--check", "fix.patch"], cwd=tmp_path, check=True)
+
+
+def test_write_migrates_good_files_and_reports_bad_ones(tree):
+    mode = (tree / "a.py").stat().st_mode
+    result = invoke("run", "--write", "models")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert (tree / "a.py").read_text() == KERNEL.replace("pl.view(", "pl.slice(")
+    assert (tree / "sub" / "b.py").read_text().count("pl.slice(") == 1
+    assert (tree / "a.py").stat().st_mode == mode
+    assert (tree / "ro.py").read_text() == KERNEL, "a read-only file is never written"
+    assert "models/ro.py: file is read-only; not written" in result.stderr
+    assert "2 files migrated, 2 edits, 0 need review, 3 could not be processed" in result.stderr
+    assert not [p for p in tree.rglob("*") if "pypto-migrate" in p.name], "no temporary files left"
+
+
+def test_check_before_and_after_write(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "k.py").write_text(KERNEL)
+    before = invoke("check", "k.py")
+    assert before.exit_code == 1
+    assert before.stderr.strip().endswith("1 file would be migrated, 1 edit, 0 need review")
+    assert invoke("run", "--write", "k.py").exit_code == 0
+    after = invoke("check", "k.py")
+    assert after.exit_code == 0, after.stderr
+    assert "0 files would be migrated, 0 edits, 0 need review" in after.stderr
+    assert invoke("run", "k.py").stdout == "", "a second run changes nothing"
+
+
+def test_check_fails_on_leftovers_that_need_a_person(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "k.py").write_text("from pypto.language import view\nview(t, [1], [0])\n")
+    result = invoke("check", ".")
+    assert result.exit_code == 1
+    assert "k.py:2:1: error API:" in result.stderr and "1 need review" in result.stderr
+
+
+def test_select_ignore_and_usage_errors(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "k.py").write_text(KERNEL)
+    assert "pl.slice(" in invoke("run", "--select", "view-to-slice", "k.py").stdout
+    assert "pl.slice(" in invoke("run", "--select", "PTO001", "k.py").stdout
+    assert invoke("run", "--ignore", "PTO001", "k.py").stdout == ""
+    unknown = invoke("run", "--select", "PTO999", "k.py")
+    assert unknown.exit_code == 2 and "unknown rule PTO999" in unknown.stderr
+    assert invoke("run", "missing.py").exit_code == 2
+    assert invoke("check").exit_code == 2
+    assert invoke("run", "--jobs", "0", "k.py").exit_code == 2
+
+
+def test_diff_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "k.py").write_text(KERNEL)
+    result = invoke("run", "--diff-file", "out.diff", "k.py")
+    assert (tmp_path / "out.diff").read_text() == result.stdout
+    assert result.stdout.startswith("--- a/k.py\n+++ b/k.py\n")
+
+
+def test_rules_listing_and_documentation():
+    listing = invoke("rules")
+    assert listing.exit_code == 0
+    assert "PTO001" in listing.stdout and "view-to-slice" in listing.stdout and "safe" in listing.stdout
+    doc = invoke("rules", "PTO001")
+    assert "Why:" in doc.stdout and "pl.slice(hidden_states" in doc.stdout
+    assert invoke("rules", "view-to-slice").stdout == doc.stdout
+    assert invoke("rules", "PTO404").exit_code == 2
+
+
+def test_parallel_jobs_give_the_same_diff(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(FIXTURES / "before", tmp_path / "k")
+    for i in range(6):
+        (tmp_path / "k" / f"extra{i}.py").write_text(KERNEL)
+    one = invoke("run", "--jobs", "1", "k")
+    two = invoke("run", "--jobs", "2", "k")
+    assert one.stdout == two.stdout and one.stdout.count("--- a/") == 13
+
+
+def test_real_subprocess_module_and_console_script(tmp_path):
+    (tmp_path / "k.py").write_text(KERNEL)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    mod = subprocess.run([sys.executable, "-m", "codemods", "run", "k.py"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert mod.returncode == 0 and "+    return pl.slice(t, [4, 4], [0, 0])" in mod.stdout
+    script = shutil.which("pypto-migrate", path=str(Path(sys.executable).parent))
+    assert script, "the console script is installed beside the interpreter"
+    check = subprocess.run([script, "check", "k.py"], cwd=tmp_path, capture_output=True, text=True)
+    assert check.returncode == 1 and "1 file would be migrated" in check.stderr
+    version = subprocess.run([script, "--version"], capture_output=True, text=True)
+    assert version.stdout.startswith("pypto-migrate, version")
+
+
+def test_crlf_diff_applies_byte_for_byte(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    raw = (FIXTURES / "before" / "edge_crlf_bom.py").read_bytes()
+    (tmp_path / "w.py").write_bytes(raw)
+    (tmp_path / "n.py").write_bytes((FIXTURES / "before" / "edge_no_final_newline.py").read_bytes())
+    diff = invoke("run", ".").stdout_bytes  # .stdout would fold CRLF to LF
+    assert b"\r\n" in diff
+    subprocess.run(["git", "init", "-q"], check=True)
+    (tmp_path / "p.diff").write_bytes(diff)
+    subprocess.run(["git", "apply", "p.diff"], check=True)
+    assert (tmp_path / "w.py").read_bytes() == raw.replace(b"pl.view(", b"pl.slice(")
+    assert (tmp_path / "n.py").read_bytes() == (FIXTURES / "after" / "edge_no_final_newline.py").read_bytes()

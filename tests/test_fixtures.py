@@ -1,0 +1,64 @@
+"""The shipped kernels: each `before` migrates to exactly its `after`, and only once."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from conftest import FIXTURES
+
+NAMES = sorted(p.name for p in (FIXTURES / "before").glob("*.py"))
+DEEPSEEK = [n for n in NAMES if n.startswith("deepseek_v3_2_")]
+
+
+def _read(path):
+    return path.read_bytes().decode("utf-8")
+
+
+def test_the_four_deepseek_parts_are_shipped():
+    assert DEEPSEEK == [
+        "deepseek_v3_2_decode_back.py",
+        "deepseek_v3_2_decode_front.py",
+        "deepseek_v3_2_prefill_back.py",
+        "deepseek_v3_2_prefill_front.py",
+    ]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_fixture_migrates_to_expected(name, run_rules):
+    before = _read(FIXTURES / "before" / name)
+    expected = _read(FIXTURES / "after" / name)
+    result = run_rules(before)
+    assert result.output == expected
+    assert run_rules(result.output).output == result.output, "a second run must change nothing"
+    assert [f for f in result.findings if f.level == "error"] == []
+
+
+@pytest.mark.parametrize("name", DEEPSEEK)
+def test_view_to_slice_changes_only_the_view_calls(name, run_rules):
+    before = _read(FIXTURES / "before" / name)
+    result = run_rules(before, ("view-to-slice",))
+    assert before.count("pl.view(") > 5
+    assert result.output == before.replace("pl.view(", "pl.slice(")
+    assert len(result.edits) == before.count("pl.view(")
+
+
+def test_view_to_slice_respects_bytes_of_crlf_and_bom(run_rules):
+    raw = (FIXTURES / "before" / "edge_crlf_bom.py").read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf") and b"\r\n" in raw
+    out = run_rules(raw.decode("utf-8"), ("PTO001",)).output.encode("utf-8")
+    assert out == raw.replace(b"pl.view(", b"pl.slice(")
+
+
+def test_aliases_and_lookalikes(run_rules):
+    source = _read(FIXTURES / "before" / "edge_aliases.py")
+    out = run_rules(source, ("PTO001",)).output
+    changed = "".join(
+        line if "is gone" in line else re.sub(r"\b(lang|language|pypto\.language)\.view\(", r"\1.slice(", line)
+        for line in source.splitlines(keepends=True)
+    )
+    assert out == changed
+    assert "return pl.view(t, [4, 4], [0, 0])" in out  # a parameter named pl
+    assert "np.zeros(8).view(np.int32)" in out and "Window().view([1], [0])" in out
+    assert '"lang.view(t, s, o) is gone"  # lang.view(t, s, o) in a comment' in out

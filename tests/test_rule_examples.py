@@ -1,0 +1,34 @@
+"""Every rule's own examples, ast-grep style: the rule and its proof live side by side."""
+
+from __future__ import annotations
+
+import pytest
+
+from codemods.rulebook import load_rules
+
+RULES = load_rules()
+EXAMPLES = [pytest.param(r, ex, id=f"{r.id}-{r.name}-example-{i}") for r in RULES for i, ex in enumerate(r.examples, 1)]
+UNCHANGED = [pytest.param(r, code, id=f"{r.id}-{r.name}-unchanged-{i}") for r in RULES for i, code in enumerate(r.unchanged, 1)]
+
+
+@pytest.mark.parametrize("rule,example", EXAMPLES)
+def test_example_rewrites_exactly(rule, example, run_rules):
+    first = run_rules(example.before, (rule.id,))
+    assert first.output == example.after
+    assert first.edits and {e.rule for e in first.edits} == {rule.id}
+    second = run_rules(first.output, (rule.id,))
+    assert second.output == first.output, "a second run must change nothing"
+    assert second.edits == []
+
+
+@pytest.mark.parametrize("rule,code", UNCHANGED)
+def test_unchanged_stays_unchanged(rule, code, run_rules):
+    result = run_rules(code, (rule.id,))
+    assert result.output == code
+    assert result.edits == []
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.id)
+def test_rule_is_documented(rule):
+    assert rule.summary and len(rule.why) > 40
+    assert rule.unchanged, "each rule shows at least one input it must leave alone"
