@@ -20,7 +20,7 @@ def _console(stream=None) -> Console:
     stream = stream or sys.stderr
     # Off a terminal rich would wrap at 80 columns and split the lines CI logs are grepped for.
     width = None if stream.isatty() else 200
-    return Console(file=stream, highlight=False, soft_wrap=True, width=width)
+    return Console(file=stream, highlight=False, soft_wrap=True, width=width, emoji=False, markup=False)
 
 
 def _split(values: tuple[str, ...]) -> list[str]:
@@ -41,7 +41,7 @@ def _report(outcomes: list[Outcome]) -> None:
     err = _console()
     for o in outcomes:
         if o.error:
-            err.print(f"[red]error[/red]: {o.error}", markup=True)
+            err.print(f"error: {o.error}")
         for f in o.findings:
             label = "error" if f.level == "error" else "review"
             err.print(f"{o.display}:{f.line}:{f.column}: {label} {f.rule}: {f.message}", markup=False)

@@ -86,8 +86,25 @@ class Context:
         self._tracker = tracker
         self._prefix = api.module + "."
         self._positions = None
+        self._plan = None
         self.flags: list[tuple[Rule, cst.CSTNode, str]] = []
-        self.state: dict[str, object] = {}  # per-file scratch space shared by rules
+        self.node_flags: dict[cst.CSTNode, list[tuple[Rule, str]]] = {}
+        self.statement_edits: dict[cst.CSTNode, list[tuple[Rule, str, str]]] = {}
+
+    def plan(self):
+        """The migration plan of this file, computed once, on the input, for all rules."""
+        if self._plan is None:
+            from .planner import plan_module  # only type-directed rules pay for it
+
+            self._plan = plan_module(self.module, self.api)
+        return self._plan
+
+    def insert(self, rule: Rule, where: str, node: cst.CSTNode, code: str = "") -> None:
+        """Statement edits: code `before`/`after` a statement, `prepend` to a body, `remove` it."""
+        self.statement_edits.setdefault(node, []).append((rule, where, code))
+
+    def flag_at(self, rule: Rule, statement: cst.CSTNode, message: str) -> None:
+        self.node_flags.setdefault(statement, []).append((rule, message))
 
     def op_of(self, func: cst.BaseExpression) -> str | None:
         """The API op a callee names here ('view', 'tensor.read'), resolving the module alias."""
@@ -121,8 +138,13 @@ class _Dispatcher(ScopeTracker, cst.CSTTransformer):
         self.visit: dict[str, list[Callable[[cst.CSTNode, Context], None]]] = {}
         for rule in rules:
             transform = make_transform(rule, api)
+            begin = getattr(transform, "begin", None)
+            if begin is not None:
+                begin(self.ctx)
             for attr in dir(transform):
                 kind, _, node_type = attr.partition("_")
+                if not node_type[:1].isupper():
+                    continue
                 if kind == "leave" and node_type:
                     self.leave.setdefault(node_type, []).append((rule, getattr(transform, attr)))
                 elif kind == "visit" and node_type:
@@ -150,11 +172,78 @@ class _Dispatcher(ScopeTracker, cst.CSTTransformer):
             if result is not None and result is not updated:
                 self.touched.append((rule, original))
                 updated = result
-        if self.ctx.flags and isinstance(updated, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-            updated = _with_markers(updated, self.ctx.flags)
+        if isinstance(updated, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            flags = [(rule, original, message) for rule, message in self.ctx.node_flags.get(original, ())]
+            flags += self.ctx.flags
             self.ctx.flags = []
+            if flags:
+                updated = _with_markers(updated, flags)
+        edits = self.ctx.statement_edits.get(original)
+        if edits:
+            updated = self._apply_statement_edits(original, updated, edits)
         self._exit(original)
         return updated
+
+    def _apply_statement_edits(self, original, updated, edits):
+        before, after, prepend, remove = [], [], [], False
+        for rule, where, text in edits:
+            self.touched.append((rule, original))
+            if where == "remove":
+                remove = True
+            elif where == "prepend":
+                prepend.extend(_statements(text))
+            else:
+                (before if where == "before" else after).extend(_statements(text))
+        if prepend:
+            updated = _prepend(updated, prepend)
+        if not (before or after or remove):
+            return updated
+        if before and not remove:
+            # The statement's own comments and blank lines stay above everything inserted;
+            # review markers stay right above the statement they are about.
+            lines = list(updated.leading_lines)
+            split = len(lines)
+            while split and lines[split - 1].comment and MARKER.search(lines[split - 1].comment.value):
+                split -= 1
+            before[0] = before[0].with_changes(leading_lines=[*lines[:split], *before[0].leading_lines])
+            updated = updated.with_changes(leading_lines=lines[split:])
+        middle = [] if remove else [updated]
+        if not (before or after):
+            return cst.RemovalSentinel.REMOVE
+        return cst.FlattenSentinel([*before, *middle, *after])
+
+
+def _statements(text: str) -> list[cst.BaseStatement]:
+    return list(cst.parse_module(text + "\n").body)
+
+
+def _prepend(node, statements):
+    """Put statements first in a body, after a docstring if there is one."""
+    if isinstance(node, cst.Module):
+        body = list(node.body)
+        at = 0
+        while at < len(body) and _is_preamble(body[at]):
+            at += 1
+        return node.with_changes(body=[*body[:at], *statements, *body[at:]])
+    block = node.body
+    body = list(block.body)
+    at = 1 if body and _is_docstring(body[0]) else 0
+    return node.with_changes(body=block.with_changes(body=[*body[:at], *statements, *body[at:]]))
+
+
+def _is_docstring(statement) -> bool:
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def _is_preamble(statement) -> bool:
+    return _is_docstring(statement) or (
+        isinstance(statement, cst.SimpleStatementLine) and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in statement.body)
+    )
 
 
 def _with_markers(statement, flags) -> cst.CSTNode:

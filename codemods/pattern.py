@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 import libcst as cst
 
@@ -207,3 +208,32 @@ def render_call(
     if isinstance(func, cst.Attribute):
         func = template.func.visit(realias)
     return original.with_changes(func=func, args=args)
+
+
+@lru_cache(maxsize=256)
+def _parse_template(text: str) -> cst.BaseExpression:
+    try:
+        return cst.parse_expression(_MV.sub(lambda m: _PREFIX + m.group(1), text))
+    except cst.ParserSyntaxError as exc:
+        raise PatternError(f"not a Python expression: {text!r}") from exc
+
+
+class _Fill(_Realias):
+    def __init__(self, alias: str, receiver: cst.BaseExpression, bound: dict[str, cst.BaseExpression]) -> None:
+        super().__init__(alias, receiver)
+        self.bound = bound
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        var = _var(updated)
+        if var is None:
+            return updated
+        if var not in self.bound:
+            raise PatternError(f"${var} is not bound")
+        return self.bound[var]
+
+
+def render_template(
+    text: str, bound: dict[str, cst.BaseExpression], receiver: cst.BaseExpression, module_alias: str = "pl"
+) -> cst.BaseExpression:
+    """Any expression with `$name` holes, filled with nodes; `pl.` becomes the file's alias."""
+    return _parse_template(text).visit(_Fill(module_alias, receiver, bound))

@@ -15,7 +15,13 @@ UNCHANGED = [pytest.param(r, code, id=f"{r.id}-{r.name}-unchanged-{i}") for r in
 def test_example_rewrites_exactly(rule, example, run_rules):
     first = run_rules(example.before, (rule.id,))
     assert first.output == example.after
-    assert first.edits and {e.rule for e in first.edits} == {rule.id}
+    if rule.kind == "diagnostic":  # it only asks a person: a marker and a finding, no edit
+        assert first.edits == []
+        assert {f.rule for f in first.findings} == {rule.id}
+    else:
+        assert first.edits and {e.rule for e in first.edits} == {rule.id}
+    if rule.safety == "review":
+        assert any(f.rule == rule.id for f in first.findings), "a review rule flags what it did"
     second = run_rules(first.output, (rule.id,))
     assert second.output == first.output, "a second run must change nothing"
     assert second.edits == []

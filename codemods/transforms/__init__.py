@@ -12,9 +12,11 @@ from functools import lru_cache
 
 from ..rulebook import ApiTable, Rule, RuleFileError
 from .call_pattern import CallPattern
+from .planned import KINDS as PLANNED
 
 KINDS = {
     "call-pattern": CallPattern,
+    **PLANNED,
 }
 
 

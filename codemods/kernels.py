@@ -1,0 +1,212 @@
+"""The shape of a pl program as the compiler sees it: constants, kernel functions, regions.
+
+A *kernel region* is code the compiler outlines into an InCore kernel: the body of a
+chunked `pl.parallel` loop inside `pl.auto_incore()` whose static trip count reaches its
+chunk, or the body of a `pl.incore()` block. Everything else is orchestration.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from .aliases import ScopeTracker
+
+EMPTY = cst.Module([])
+
+
+def code(node: cst.CSTNode) -> str:
+    return EMPTY.code_for_node(node)
+
+
+class OpIndex(ScopeTracker, cst.CSTVisitor):
+    """Every call (and attribute) of the module that names a pypto.language member."""
+
+    def __init__(self, module: cst.Module, prefix: str) -> None:
+        super().__init__()
+        self._init_scopes(module)
+        self.prefix = prefix + "."
+        self.ops: dict[cst.CSTNode, str] = {}
+        module.visit(self)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self._enter(node)
+        target = node.func if isinstance(node, cst.Call) else node if isinstance(node, cst.Attribute) else None
+        if target is not None:
+            name = self.qualified(target)
+            if name and name.startswith(self.prefix):
+                self.ops[node] = name[len(self.prefix):]
+        return True
+
+    def on_leave(self, original: cst.CSTNode) -> None:
+        self._exit(original)
+
+
+_ARITH = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Div, ast.Mod, ast.Pow)
+
+
+def evaluate(expr: str, env: dict[str, float]) -> float | None:
+    """Plain arithmetic on literals and known names; None for anything else."""
+    try:
+        tree = ast.parse(expr.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+
+    def ev(n: ast.AST) -> float:
+        if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool):
+            return n.value
+        if isinstance(n, ast.Name) and n.id in env:
+            return env[n.id]
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
+            v = ev(n.operand)
+            return -v if isinstance(n.op, ast.USub) else v
+        if isinstance(n, ast.BinOp) and isinstance(n.op, _ARITH):
+            a, b = ev(n.left), ev(n.right)
+            if isinstance(n.op, ast.Add):
+                return a + b
+            if isinstance(n.op, ast.Sub):
+                return a - b
+            if isinstance(n.op, ast.Mult):
+                return a * b
+            if isinstance(n.op, ast.FloorDiv):
+                return a // b
+            if isinstance(n.op, ast.Div):
+                return a / b
+            if isinstance(n.op, ast.Mod):
+                return a % b
+            return a**b
+        raise ValueError(n)
+
+    try:
+        value = ev(tree)
+    except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+        return None
+    return value if not isinstance(value, float) or math.isfinite(value) else None
+
+
+@dataclass
+class Constant:
+    name: str
+    value: float
+    statement: cst.CSTNode  # where it is defined (a statement, or the builder for parameters)
+    level: str  # "module" | "builder"
+
+
+def _assignments(body) -> list[tuple[str, cst.BaseExpression, cst.CSTNode]]:
+    out = []
+    for statement in body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                out.append((small.targets[0].target.value, small.value, statement))
+            elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
+                out.append((small.target.value, small.value, statement))
+    return out
+
+
+def module_constants(module: cst.Module) -> dict[str, Constant]:
+    env: dict[str, float] = {}
+    out: dict[str, Constant] = {}
+    for name, value, statement in _assignments(module.body):
+        v = evaluate(code(value), env)
+        if v is not None:
+            env[name] = v
+            out[name] = Constant(name, v, statement, "module")
+    return out
+
+
+def builder_constants(builder: cst.FunctionDef, outer: dict[str, Constant]) -> dict[str, Constant]:
+    """Builder parameters (their defaults) and its plain-arithmetic locals, over the module's."""
+    env = {name: c.value for name, c in outer.items()}
+    out: dict[str, Constant] = {}
+    for param in [*builder.params.posonly_params, *builder.params.params, *builder.params.kwonly_params]:
+        if param.default is not None:
+            v = evaluate(code(param.default), env)
+            if v is not None:
+                env[param.name.value] = v
+                out[param.name.value] = Constant(param.name.value, v, builder, "builder")
+    body = builder.body.body if isinstance(builder.body, cst.IndentedBlock) else ()
+    for name, value, statement in _assignments(body):
+        v = evaluate(code(value), env)
+        if v is not None:
+            env[name] = v
+            out[name] = Constant(name, v, statement, "builder")
+    return out
+
+
+@dataclass
+class Region:
+    """Code the compiler outlines into one InCore kernel."""
+
+    index: int
+    kind: str  # "parallel" | "incore"
+    node: cst.CSTNode  # the For or With whose body is the kernel
+    scope: cst.With | None  # the enclosing auto_incore, if any
+    loop_var: str | None = None
+    start: str = "0"
+    stop: str = ""
+    step: str = "1"
+    ops: list[str] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return f"kernel {self.index}"
+
+    def iteration_index(self) -> str:
+        """The loop variable as an index 0, 1, 2, ... of the iterations."""
+        var = self.loop_var or "0"
+        if self.start == "0":
+            return var if self.step == "1" else f"{var} // {self.step}"
+        shifted = f"({var} - {self.start})"
+        return shifted if self.step == "1" else f"{shifted} // {self.step}"
+
+    def trip_count(self, env: dict[str, float] | None = None) -> str:
+        if self.start.isdigit() and self.stop.isdigit() and self.step.isdigit():
+            return str(-(-(int(self.stop) - int(self.start)) // int(self.step)))
+        span = self.stop if self.start == "0" else f"({self.stop} - {self.start})"
+        if self.step == "1":
+            return span
+        return f"{span} // {self.step}" if self.start == "0" else f"({span} + {self.step} - 1) // {self.step}"
+
+
+@dataclass
+class KernelFunction:
+    node: cst.FunctionDef
+    builder: cst.FunctionDef | None
+    program: cst.ClassDef | None
+    constants: dict[str, Constant]
+
+
+def kernel_functions(module: cst.Module, ops: dict[cst.CSTNode, str]) -> list[KernelFunction]:
+    """Every `@pl.function`, with the builder function and `@pl.program` class around it."""
+    found: list[KernelFunction] = []
+    mod_consts = module_constants(module)
+
+    def decorated(node, name: str) -> bool:
+        for d in node.decorators:
+            target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+            if ops.get(target) == name or ops.get(d.decorator) == name:
+                return True
+        return False
+
+    def walk(body, builder, program, consts):
+        for statement in body:
+            if isinstance(statement, cst.FunctionDef):
+                if decorated(statement, "function"):
+                    found.append(KernelFunction(statement, builder, program, consts))
+                elif builder is None and program is None:
+                    inner = {**consts, **builder_constants(statement, consts)}
+                    walk(_body(statement), statement, None, inner)
+            elif isinstance(statement, cst.ClassDef):
+                walk(_body(statement), builder, statement if decorated(statement, "program") else program, consts)
+
+    walk(module.body, None, None, mod_consts)
+    return found
+
+
+def _body(node) -> list:
+    return list(node.body.body) if isinstance(node.body, cst.IndentedBlock) else []

@@ -1,0 +1,923 @@
+"""Type inference over kernel functions, and the migration it calls for.
+
+One flow-sensitive walk per `@pl.function` infers what each value is (Tensor, Tile,
+Scalar; shape, dtype, memory space) as it will be *after* migration, and records, keyed by
+the original CST nodes, every conversion the strict 2026-03 API demands inside kernel
+regions. The rule kinds in `codemods.transforms` apply those decisions during the engine's
+one traversal; nothing here edits code. Code that is already migrated plans nothing, which
+is what makes a second run a no-op.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from .kernels import Constant, KernelFunction, OpIndex, Region, code, evaluate, kernel_functions
+from .rulebook import ApiTable
+from .values import ACC, LEFT, MAT, MATMUL_ACC_DTYPE, RIGHT, SCALAR_VAL, TENSOR, TILE, UNKNOWN_VAL, VEC, Val, join, row_reduced
+
+VECTOR_RESULT_OPS = {"add", "sub", "mul", "div", "maximum", "minimum", "exp", "neg", "recip", "rsqrt", "sqrt", "log", "abs", "relu"}
+ROW_REDUCTIONS = {"row_sum", "row_max", "row_min"}
+SCALAR_OPS = {"min", "max", "tensor.read", "tile.read", "read"}
+
+
+@dataclass
+class Allocation:
+    """One tile buffer a kernel needs: a call site that produces a tile."""
+
+    space: str
+    shape: tuple[str, ...]
+    dtype: str
+    what: str
+    line_node: cst.CSTNode
+
+
+@dataclass
+class RegionPlan:
+    region: Region
+    body: list
+    handoff: dict[str, "Handoff"] = field(default_factory=dict)
+    slice_space: dict[str, str] = field(default_factory=dict)
+    stored: set[str] = field(default_factory=set)
+    preamble: dict[str, tuple[str, str]] = field(default_factory=dict)  # tensor -> (tile name, rule that asked)
+    renames: dict[str, str] = field(default_factory=dict)
+    name_nodes: dict[str, list[cst.Name]] = field(default_factory=dict)
+    tile_vars: set[str] = field(default_factory=set)
+    allocations: list[Allocation] = field(default_factory=list)
+    pending_reload: dict[str, "Handoff"] = field(default_factory=dict)
+
+
+@dataclass
+class Handoff:
+    var: str
+    buffer: str
+    shape: tuple[str, ...]
+    dtype: str
+    valid: str | None
+    region: Region
+    flagged: bool = False
+
+
+@dataclass
+class StatementEdit:
+    rule: str
+    where: str  # "before" | "after" | "prepend" | "remove"
+    node: cst.CSTNode
+    code: str = ""
+
+
+@dataclass
+class Plan:
+    alias: str = "pl"
+    regions: list[Region] = field(default_factory=list)
+    region_plans: list[RegionPlan] = field(default_factory=list)
+    decisions: dict[str, dict[cst.CSTNode, object]] = field(default_factory=lambda: defaultdict(dict))
+    statements: list[StatementEdit] = field(default_factory=list)
+    flags: list[tuple[str, cst.CSTNode, str]] = field(default_factory=list)
+    constants: dict[str, Constant] = field(default_factory=dict)
+
+    def of(self, rule: str) -> dict[cst.CSTNode, object]:
+        return self.decisions.get(rule, {})
+
+
+@dataclass
+class _Stmt:
+    """Where an expression sits: its statement, its region, the name it is assigned to."""
+
+    node: cst.CSTNode
+    region: RegionPlan | None
+    target: str | None = None
+    direct: bool = False  # the expression is the whole right-hand side
+
+    def inner(self) -> "_Stmt":
+        return _Stmt(self.node, self.region, self.target, False)
+
+
+class Planner:
+    def __init__(self, module: cst.Module, api: ApiTable) -> None:
+        self.module = module
+        self.api = api
+        self.index = OpIndex(module, api.module)
+        self.ops = self.index.ops
+        self.plan = Plan()
+        self.hoisted: dict[tuple[str, str], str] = {}
+        self.taken: set[str] = set(_all_names(module))
+
+    # -- entry ---------------------------------------------------------------------------
+    def run(self) -> Plan:
+        self.plan.alias = next(
+            (code(n.func.value) for n, op in self.ops.items()
+             if isinstance(n, cst.Call) and "." not in op and isinstance(n.func, cst.Attribute)),
+            "pl",
+        )
+        for kf in kernel_functions(self.module, self.ops):
+            self.function(kf)
+        return self.plan
+
+    def function(self, kf: KernelFunction) -> None:
+        self.kf = kf
+        self.consts = kf.constants
+        self.env_numbers = {n: c.value for n, c in kf.constants.items()}
+        regions = self._find_regions(kf.node)
+        plans = [self._prescan(r, body) for r, body in regions]
+        self._decide_renames(plans)
+        self.by_node = {p.region.node: p for p in plans}
+        env: dict[str, Val] = {}
+        for param in [*kf.node.params.params, *kf.node.params.kwonly_params]:
+            if param.annotation is not None:
+                env[param.name.value] = self._annotation(param.annotation.annotation)
+        self.escaped: dict[str, Region] = {}
+        self._block(_body(kf.node), env, None, None)
+        for p in plans:
+            self._capacity(p)
+
+    # -- structure -----------------------------------------------------------------------
+    def _call_op(self, node) -> str | None:
+        return self.ops.get(node) if isinstance(node, cst.Call) else None
+
+    def _find_regions(self, func: cst.FunctionDef) -> list[tuple[Region, list]]:
+        found: list[tuple[Region, list]] = []
+
+        def walk(stmts, scope, inside):
+            for s in stmts:
+                if isinstance(s, cst.With):
+                    ops = [self._call_op(item.item) for item in s.items]
+                    if "incore" in ops and not inside:
+                        r = Region(len(found) + 1, "incore", s, scope)
+                        found.append((r, _body(s)))
+                        walk(_body(s), scope, True)
+                    else:
+                        walk(_body(s), s if "auto_incore" in ops else scope, inside)
+                elif isinstance(s, cst.For):
+                    r = self._parallel_region(s, scope, len(found) + 1) if scope is not None and not inside else None
+                    if r is not None:
+                        found.append((r, _body(s)))
+                    walk(_body(s), scope, inside or r is not None)
+                elif isinstance(s, (cst.If, cst.While)):
+                    walk(_body(s), scope, inside)
+                    if isinstance(s, cst.If) and s.orelse is not None:
+                        walk(_body(s.orelse), scope, inside)
+
+        walk(_body(func), None, False)
+        self.plan.regions.extend(r for r, _ in found)
+        return found
+
+    def _parallel_region(self, loop: cst.For, scope, index) -> Region | None:
+        if self._call_op(loop.iter) != "parallel":
+            return None
+        call = loop.iter
+        pos = [a for a in call.args if a.keyword is None]
+        chunk = next((a for a in call.args if a.keyword and a.keyword.value == "chunk"), None)
+        if chunk is None or not isinstance(loop.target, cst.Name):
+            return None
+        vals = [code(a.value) for a in pos]
+        start, stop, step = ("0", vals[0], "1") if len(vals) == 1 else (vals[0], vals[1], vals[2] if len(vals) > 2 else "1")
+        r = Region(index, "parallel", loop, scope, loop.target.value, start, stop, step)
+        trips = evaluate(f"(({stop}) - ({start}) + ({step}) - 1) // ({step})", self.env_numbers)
+        chunk_n = evaluate(code(chunk.value), self.env_numbers)
+        if trips is not None and chunk_n is not None and trips < chunk_n:
+            return None  # too short to be outlined: stays in orchestration
+        return r
+
+    def _prescan(self, region: Region, body: list) -> RegionPlan:
+        rp = RegionPlan(region, body)
+        created, assembled, assigns = set(), set(), defaultdict(list)
+        uses: dict[str, list[tuple]] = defaultdict(list)
+
+        def visit(node, parent_op=None, parent_index=None, grand=None):
+            if isinstance(node, cst.Name):
+                rp.name_nodes.setdefault(node.value, []).append(node)
+                uses[node.value].append((parent_op, parent_index, grand))
+                return
+            if isinstance(node, cst.Call):
+                op = self.ops.get(node)
+                for i, arg in enumerate(node.args):
+                    if arg.keyword is not None:
+                        visit(arg.value, None, None)
+                    else:
+                        visit(arg.value, op, i, (parent_op, parent_index))
+                visit(node.func, None, None)
+                return
+            if isinstance(node, cst.Attribute):
+                visit(node.value)
+                return
+            for child in node.children:
+                visit(child)
+
+        def scan_stmt(s):
+            if isinstance(s, cst.SimpleStatementLine):
+                for small in s.body:
+                    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                        name = small.targets[0].target.value
+                        rp.name_nodes.setdefault(name, []).append(small.targets[0].target)
+                        assigns[name].append(small.value)
+                        op = self._call_op(small.value)
+                        if op == "create_tensor":
+                            created.add(name)
+                        if op == "assemble" and small.value.args and _is_name(small.value.args[0].value, name):
+                            assembled.add(name)
+                        if op == "assemble" and small.value.args and isinstance(small.value.args[0].value, cst.Name):
+                            rp.stored.add(small.value.args[0].value.value)
+                        visit(small.value)
+                    else:
+                        visit(small)
+            elif isinstance(s, cst.For):
+                if isinstance(s.target, cst.Name):
+                    rp.name_nodes.setdefault(s.target.value, []).append(s.target)
+                visit(s.iter)
+                for inner in _body(s):
+                    scan_stmt(inner)
+            elif isinstance(s, (cst.If, cst.While)):
+                visit(s.test)
+                for inner in _body(s):
+                    scan_stmt(inner)
+                if isinstance(s, cst.If) and s.orelse is not None:
+                    for inner in _body(s.orelse):
+                        scan_stmt(inner)
+            elif isinstance(s, cst.With):
+                for inner in _body(s):
+                    scan_stmt(inner)
+
+        for s in body:
+            scan_stmt(s)
+        for name in created & assembled:
+            call = next(v for v in assigns[name] if self._call_op(v) == "create_tensor")
+            shape, dtype, valid = self._creation(call)
+            buffer = self._fresh(f"{name}_buf")
+            rp.handoff[name] = Handoff(name, buffer, shape or (), dtype or "FP32", valid, region)
+        for name, values in assigns.items():
+            if values and all(self._call_op(v) in ("slice", "view") for v in values):
+                contexts = [u for u in uses[name] if u[0] is not None or u[2] is not None]
+                in_matmul = all(
+                    (op == "matmul" and i in (0, 1)) or (op == "transpose" and i == 0 and g and g[0] == "matmul")
+                    for op, i, g in uses[name]
+                )
+                rp.slice_space[name] = MAT if in_matmul and contexts else VEC
+        rp.tile_vars = {n for n, vs in assigns.items() if (n not in rp.stored or n in rp.handoff) and any(self._tileish(v) for v in vs)}
+        return rp
+
+    def _tileish(self, value) -> bool:
+        op = self._call_op(value)
+        return op is not None and op not in SCALAR_OPS and op not in ("store", "assemble")
+
+    def _decide_renames(self, plans: list[RegionPlan]) -> None:
+        seen: dict[str, int] = {}
+        for p in plans:
+            for name in sorted(p.tile_vars):
+                if name in seen:
+                    new = self._fresh(f"{name}_{p.region.index}")
+                    p.renames[name] = new
+                    for node in p.name_nodes.get(name, ()):
+                        self.plan.decisions["unique-tile-names"][node] = new
+                else:
+                    seen[name] = p.region.index
+
+    # -- statements ----------------------------------------------------------------------
+    def _block(self, stmts, env: dict[str, Val], rp: RegionPlan | None, scope) -> None:
+        for s in stmts:
+            if rp is not None:
+                self._reload_if_used(s, env, rp)
+            self._statement(s, env, rp, scope)
+
+    def _statement(self, s, env, rp, scope) -> None:
+        if isinstance(s, cst.SimpleStatementLine):
+            for small in s.body:
+                self._small(small, s, env, rp)
+        elif isinstance(s, cst.With):
+            ops = [self._call_op(item.item) for item in s.items]
+            inner = self.by_node.get(s)
+            if inner is not None:
+                self._region(inner, env)
+            else:
+                self._block(_body(s), env, rp, s if "auto_incore" in ops else scope)
+        elif isinstance(s, cst.For):
+            if isinstance(s.target, cst.Name):
+                env[s.target.value] = SCALAR_VAL
+            self._expr(s.iter, env, _Stmt(s, rp))
+            inner = self.by_node.get(s)
+            if inner is not None:
+                self._region(inner, env)
+            else:
+                self._block(_body(s), env, rp, scope)
+        elif isinstance(s, cst.If):
+            self._expr(s.test, env, _Stmt(s, rp))
+            then_env, else_env = dict(env), dict(env)
+            self._block(_body(s), then_env, rp, scope)
+            if s.orelse is not None:
+                self._block(_body(s.orelse), else_env, rp, scope)
+            for name in set(then_env) | set(else_env):
+                a, b = then_env.get(name), else_env.get(name)
+                env[name] = join(a, b) if a is not None and b is not None else (a or b)
+        elif isinstance(s, cst.While):
+            self._expr(s.test, env, _Stmt(s, rp))
+            self._block(_body(s), env, rp, scope)
+
+    def _small(self, small, stmt, env, rp) -> None:
+        if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+            name = small.targets[0].target.value
+            if rp is not None and name in rp.handoff and self._handoff_statement(small, stmt, name, env, rp):
+                return
+            value = self._expr(small.value, env, _Stmt(stmt, rp, name, True))
+            env[name] = value
+            if rp is not None and value.is_tile:
+                rp.tile_vars.add(name)
+        elif isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            if small.value is not None:
+                self._expr(small.value, env, _Stmt(stmt, rp))
+        elif isinstance(small, (cst.Expr, cst.Return)):
+            if small.value is not None:
+                self._expr(small.value, env, _Stmt(stmt, rp))
+
+    def _region(self, rp: RegionPlan, env: dict[str, Val]) -> None:
+        local = dict(env)
+        self._block(rp.body, local, rp, rp.region.scope)
+        for name, value in local.items():
+            if value.is_tile and name not in env:
+                self.escaped[name] = rp.region
+            elif not value.is_tile:
+                env[name] = value
+        for tensor, (tile, share) in rp.preamble.items():
+            v = env.get(tensor) or UNKNOWN_VAL
+            text = f"{tile} = pl.load({tensor}, {self._zeros(v)}, {self._shape_text(v.shape)}, target_memory=pl.MemorySpace.Vec)"
+            self._edit(share, "prepend", rp.region.node, text)
+
+    # -- hand-off buffers (a value assembled piecewise from tiles) ----------------------
+    def _handoff_statement(self, small: cst.Assign, stmt, name: str, env, rp: RegionPlan) -> bool:
+        h = rp.handoff[name]
+        op = self._call_op(small.value)
+        if op == "create_tensor":
+            self._edit("handoff-buffer", "remove", stmt)
+            shape = ", ".join((rp.region.trip_count(), *h.shape))
+            self._edit("handoff-buffer", "before", rp.region.scope or rp.region.node,
+                       f"{h.buffer} = pl.create_tensor([{shape}], dtype=pl.{h.dtype})")
+            env[name] = Val(TENSOR, h.shape, h.dtype)
+            return True
+        if op == "assemble" and _is_name(small.value.args[0].value, name):
+            piece = self._expr(small.value.args[1].value, env, _Stmt(stmt, rp))
+            self._expr(small.value.args[2].value, env, _Stmt(stmt, rp))
+            offset = small.value.args[2].value
+            offsets = [code(e.value) for e in offset.elements] if isinstance(offset, cst.List) else None
+            if not piece.is_tile or not piece.shape or offsets is None:
+                self._flag("untyped-value", stmt, f"cannot hand {name} off through a buffer: the piece is {piece.describe()}")
+                return True
+            self.plan.decisions["handoff-buffer"][small] = (
+                h.buffer,
+                f"[{', '.join((rp.region.iteration_index(), *offsets))}]",
+                self._shape_text(("1", *piece.shape)),
+            )
+            if h.valid and not h.flagged:
+                h.flagged = True
+                self._flag("drop-valid-shape", stmt, f"valid_shape={h.valid} of {name} dropped; the reload carries it as "
+                           "valid_shapes, but padding rows are computed and may be written out: decide whether that is acceptable")
+            rp.pending_reload[name] = h
+            return True
+        return False
+
+    def _reload_if_used(self, s, env, rp: RegionPlan) -> None:
+        for name, h in list(rp.pending_reload.items()):
+            if not _uses_whole(s, name, self.ops):
+                continue
+            final = rp.renames.get(name, name)
+            zeros = ", ".join("0" for _ in h.shape)
+            valid = f", valid_shapes=[1, {h.valid.strip('[]')}]" if h.valid else ""
+            text = (f"{final} = pl.reshape(pl.load({h.buffer}, [{rp.region.iteration_index()}, {zeros}], "
+                    f"{self._shape_text(('1', *h.shape))}, target_memory=pl.MemorySpace.Vec{valid}), {self._shape_text(h.shape)})")
+            self._edit("handoff-buffer", "before", s, text)
+            env[name] = Val(TILE, h.shape, h.dtype, VEC)
+            self._alloc(rp, VEC, ("1", *h.shape), h.dtype, f"reload of {name} from {h.buffer}", s)
+            del rp.pending_reload[name]
+
+    # -- expressions ---------------------------------------------------------------------
+    def _expr(self, node, env, sc: _Stmt) -> Val:
+        if isinstance(node, cst.Name):
+            if node.value in env:
+                return env[node.value]
+            if node.value in self.escaped:
+                self._flag("untyped-value", sc.node, f"Tile {node.value} from {self.escaped[node.value].label} is used outside it")
+                return UNKNOWN_VAL
+            return SCALAR_VAL
+        if isinstance(node, (cst.Integer, cst.Float)):
+            return SCALAR_VAL
+        if isinstance(node, cst.Call):
+            op = self.ops.get(node)
+            if op is None:
+                for arg in node.args:
+                    self._expr(arg.value, env, sc.inner())
+                return UNKNOWN_VAL
+            return self._call(op, node, env, sc)
+        if isinstance(node, (cst.List, cst.Tuple)):
+            for element in node.elements:
+                self._expr(element.value, env, sc.inner())
+            return UNKNOWN_VAL
+        if isinstance(node, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.BooleanOperation)):
+            for child in node.children:
+                if isinstance(child, cst.BaseExpression):
+                    v = self._expr(child, env, sc.inner())
+                    if v.kind in (TENSOR, TILE):
+                        self._flag("untyped-value", sc.node, f"Python arithmetic on a {v.kind}: use the pl ops")
+            return SCALAR_VAL
+        if isinstance(node, cst.Attribute):
+            return SCALAR_VAL
+        return UNKNOWN_VAL
+
+    def _call(self, op: str, node: cst.Call, env, sc: _Stmt) -> Val:
+        rp = sc.region
+        pos = [a.value for a in node.args if a.keyword is None and not a.star]
+        kw = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        inner = sc.inner()
+        if op in ("view", "slice"):
+            return self._slice(node, env, sc, None)
+        if op in ("create_tensor", "create_tile"):
+            return self._create(op, node, env, sc)
+        if op == "load":
+            src = self._expr(pos[0], env, inner) if pos else UNKNOWN_VAL
+            for extra in pos[1:]:
+                self._expr(extra, env, inner)
+            shape = _codes(pos[2]) if len(pos) > 2 else None
+            if len(pos) > 2 and rp is not None:
+                self._hoist_shape(pos[2], sc)
+            space = _space(kw.get("target_memory")) or VEC
+            if rp is not None and shape:
+                self._alloc(rp, space, shape, src.dtype, f"load of {code(pos[0])}", sc.node)
+            return Val(TILE, shape, src.dtype, space)
+        if op == "move":
+            src = self._expr(pos[0], env, inner) if pos else UNKNOWN_VAL
+            space = _space(kw.get("target_memory") or (pos[1] if len(pos) > 1 else None)) or VEC
+            shape = src.shape
+            if shape and _is_true(kw.get("transpose")):
+                shape = shape[::-1]
+            if rp is not None and shape:
+                self._alloc(rp, space, shape, src.dtype, f"move of {code(pos[0])[:40]} to {space}", sc.node)
+            return Val(TILE, shape, src.dtype, space)
+        if op == "store":
+            for p in pos:
+                self._expr(p, env, inner)
+            return env.get(code(pos[2]), Val(TENSOR)) if len(pos) > 2 else Val(TENSOR)
+        if op == "assemble":
+            return self._assemble(node, pos, env, sc)
+        if op in ("tensor.read", "read", "tile.read"):
+            return self._read(op, node, pos, env, sc)
+        if op == "matmul":
+            return self._matmul(node, pos, kw, env, sc)
+        if op in ("min", "max") or op in ("range", "parallel", "unroll"):
+            for p in pos:
+                self._expr(p, env, inner)
+            return SCALAR_VAL
+        spec = self.api.ops.get(op)
+        if spec is None:
+            for p in pos:
+                self._expr(p, env, inner)
+            return UNKNOWN_VAL
+        return self._generic(op, spec, node, pos, kw, env, sc)
+
+    def _generic(self, op, spec, node, pos, kw, env, sc: _Stmt) -> Val:
+        rp = sc.region
+        vals: list[Val] = []
+        for i, arg in enumerate(pos):
+            role = spec.roles.get(spec.params[i], "value") if i < len(spec.params) else "value"
+            v = self._expr(arg, env, sc.inner())
+            if rp is not None and v.is_tensor and role in ("tile", "value", "value-or-scalar"):
+                v = self._load_operand(arg, v, rp, sc)
+            vals.append(v)
+        first = vals[0] if vals else UNKNOWN_VAL
+        if rp is None:
+            if first.is_tile:
+                self._flag("untyped-value", sc.node, f"tile op {op} outside any kernel region")
+            return first.but(space=None) if first.kind in (TENSOR, TILE) else first
+        if not first.is_tile:
+            if first.kind == "unknown":
+                self._flag("untyped-value", sc.node, f"cannot tell what the operand of pl.{op} is; check it by hand")
+            return first
+        shape, dtype = first.shape, first.dtype
+        if op == "cast":
+            dtype = _dtype(kw.get("target_type") or (pos[1] if len(pos) > 1 else None), self.ops) or dtype
+        elif op in ROW_REDUCTIONS:
+            shape = row_reduced(first)
+            if len(pos) < 2 and "tmp_tile" not in kw:
+                self._scratch(node, first, sc)
+        elif op == "reshape" and len(pos) > 1:
+            shape = _codes(pos[1])
+            self._hoist_shape(pos[1], sc)
+        elif op == "transpose" and shape:
+            shape = shape[::-1]
+        acc_operands = [v for v in vals if v.is_tile and v.space == ACC]
+        if acc_operands:
+            if op == "add" and vals[0].space != ACC and len(pos) > 1 and self._call_op(pos[1]) == "matmul":
+                self._flag("matmul-accumulation", sc.node,
+                           "a matmul result (Acc) is added into a Vec accumulator; pl.matmul_acc with the first K block "
+                           "peeled keeps it in Acc: choose one")
+            elif op not in ("cast",):
+                self._flag("matmul-accumulation", sc.node, f"pl.{op} reads a matmul result in Acc; accumulate it into a Vec tile first")
+        wrong_space = [v for v in vals if v.is_tile and v.space in (MAT, LEFT, RIGHT)]
+        if wrong_space and op in VECTOR_RESULT_OPS | ROW_REDUCTIONS | {"cast"}:
+            self._flag("untyped-value", sc.node, f"vector op pl.{op} on a tile in {wrong_space[0].space}; vector ops need Vec")
+        result = Val(TILE, shape, dtype, VEC)
+        if shape:
+            self._alloc(rp, VEC, shape, dtype, f"pl.{op}", sc.node)
+        return result
+
+    def _slice(self, node: cst.Call, env, sc: _Stmt, space: str | None) -> Val:
+        rp = sc.region
+        pos = [a.value for a in node.args if a.keyword is None]
+        kw = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        src = self._expr(pos[0], env, sc.inner()) if pos else UNKNOWN_VAL
+        shape = _codes(pos[1]) if len(pos) > 1 else None
+        offsets = _codes(pos[2]) if len(pos) > 2 else None
+        if len(pos) > 2:
+            self._expr(pos[2], env, sc.inner())
+        if rp is None:
+            return Val(TENSOR, shape, src.dtype) if src.kind == TENSOR else src.but(shape=shape)
+        if shape is not None:
+            self._hoist_shape(pos[1], sc)
+        if src.is_tensor:
+            if space is None:
+                space = rp.slice_space.get(sc.target, VEC) if sc.direct else VEC
+            lead = max(0, len(offsets) - len(shape)) if offsets is not None and shape is not None else 0
+            self.plan.decisions["slice-to-load"][node] = (space, lead)
+            if shape:
+                self._alloc(rp, space, ("1",) * lead + shape, src.dtype, f"load of {code(pos[0])}", sc.node)
+            if "valid_shape" in kw and lead:
+                self._flag("untyped-value", sc.node, "a rank-reducing slice with valid_shape: check valid_shapes by hand")
+            return Val(TILE, shape, src.dtype, space)
+        if src.is_tile:
+            if shape:
+                self._alloc(rp, src.space or VEC, shape, src.dtype, f"slice of {code(pos[0])}", sc.node)
+            return Val(TILE, shape, src.dtype, src.space)
+        self._flag("untyped-value", sc.node, f"cannot tell whether {code(pos[0])} is a Tensor or a Tile")
+        return UNKNOWN_VAL
+
+    def _create(self, op: str, node: cst.Call, env, sc: _Stmt) -> Val:
+        rp = sc.region
+        shape, dtype, valid = self._creation(node)
+        if op == "create_tile":
+            if rp is not None and node.args:
+                self._hoist_shape(node.args[0].value, sc)
+            space = _space(next((a.value for a in node.args if a.keyword and a.keyword.value == "target_memory"), None)) or VEC
+            if rp is not None and shape:
+                self._alloc(rp, space, shape, dtype, "pl.create_tile", sc.node)
+            return Val(TILE, shape, dtype, space)
+        if rp is None:
+            if valid:
+                self.plan.decisions["drop-valid-shape"][node] = True
+                self._flag("drop-valid-shape", sc.node, f"valid_shape={valid} dropped (create_tensor takes none now); "
+                           "put validity on the loads that read it")
+            return Val(TENSOR, shape, dtype)
+        self.plan.decisions["accumulator-to-tile"][node] = True
+        first = node.args[0].value if node.args else None
+        if first is not None:
+            self._hoist_shape(first, sc)
+        if valid:
+            self._flag("drop-valid-shape", sc.node, f"valid_shape={valid} dropped; padding rows are computed now "
+                       "and may be written out: decide whether that is acceptable")
+        if shape:
+            self._alloc(rp, VEC, shape, dtype, "accumulator", sc.node)
+        return Val(TILE, shape, dtype, VEC)
+
+    def _creation(self, node: cst.Call):
+        pos = [a.value for a in node.args if a.keyword is None]
+        kw = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        shape = _codes(pos[0]) if pos else _codes(kw.get("shape"))
+        dtype = _dtype(kw.get("dtype") or (pos[1] if len(pos) > 1 else None), self.ops)
+        valid = code(kw["valid_shape"]) if "valid_shape" in kw else None
+        return shape, dtype, valid
+
+    def _assemble(self, node, pos, env, sc: _Stmt) -> Val:
+        rp = sc.region
+        vals = [self._expr(p, env, sc.inner()) for p in pos]
+        target = vals[0] if vals else UNKNOWN_VAL
+        if rp is None:
+            return target
+        if len(vals) < 3:
+            return target
+        source = vals[1]
+        if source.is_tensor:
+            source = self._load_operand(pos[1], source, rp, sc)
+        if target.is_tensor and source.is_tile:
+            reshape = None
+            if target.shape and source.shape and len(target.shape) > len(source.shape):
+                reshape = self._shape_text(("1",) * (len(target.shape) - len(source.shape)) + source.shape)
+            self.plan.decisions["assemble-to-store"][node] = reshape
+            return target
+        if target.is_tile:
+            self._flag("untyped-value", sc.node, "assembling into a Tile: there is no tile concatenation; "
+                       "hand the pieces off through a Tensor created before the kernel")
+        return target
+
+    def _read(self, op, node, pos, env, sc: _Stmt) -> Val:
+        rp = sc.region
+        src = self._expr(pos[0], env, sc.inner()) if pos else UNKNOWN_VAL
+        for p in pos[1:]:
+            self._expr(p, env, sc.inner())
+        if rp is None or op == "tile.read":
+            return SCALAR_VAL
+        if src.is_tile:
+            self.plan.decisions["kernel-scalar-read"][node] = None
+        elif src.is_tensor and isinstance(pos[0], cst.Name):
+            if pos[0].value in rp.stored:
+                self._flag("untyped-value", sc.node, f"{pos[0].value} is written and read in the same kernel; load it where it is read")
+            self.plan.decisions["kernel-scalar-read"][node] = self._preamble(rp, pos[0].value, src, "kernel-scalar-read")
+        return SCALAR_VAL
+
+    def _matmul(self, node, pos, kw, env, sc: _Stmt) -> Val:
+        rp = sc.region
+        if len(pos) < 2:
+            return UNKNOWN_VAL
+        if rp is None:
+            a = self._expr(pos[0], env, sc.inner())
+            self._expr(pos[1], env, sc.inner())
+            return a
+        lhs, how_l = self._matmul_operand(pos[0], LEFT, env, sc)
+        rhs, how_r = self._matmul_operand(pos[1], RIGHT, env, sc)
+        if how_l or how_r:
+            self.plan.decisions["matmul-operands"][node] = (how_l, how_r)
+        shape = (lhs.shape[0], rhs.shape[1]) if lhs.shape and rhs.shape and len(lhs.shape) == 2 and len(rhs.shape) == 2 else None
+        dtype = _dtype(kw.get("out_dtype"), self.ops) or MATMUL_ACC_DTYPE
+        if shape:
+            self._alloc(rp, ACC, shape, dtype, "matmul result", sc.node)
+        return Val(TILE, shape, dtype, ACC)
+
+    def _matmul_operand(self, arg, side: str, env, sc: _Stmt) -> tuple[Val, str | None]:
+        rp = sc.region
+        transposed = self._call_op(arg) == "transpose"
+        inner = arg.args[0].value if transposed and arg.args else arg
+        if self._call_op(inner) in ("slice", "view"):
+            v = self._slice(inner, env, sc, MAT)
+        else:
+            v = self._expr(inner, env, sc.inner())
+            if v.is_tensor:
+                v = self._load_operand(inner, v, rp, sc, MAT)
+        if not v.is_tile:
+            self._flag("untyped-value", sc.node, f"cannot tell what the matmul operand {code(inner)[:40]} is")
+            return v, None
+        shape = v.shape[::-1] if transposed and v.shape else v.shape
+        if v.space == side and not transposed:
+            return v.but(shape=shape), None
+        how = ("mat" if v.space == MAT else "vec") + ("-t" if transposed else "")
+        if how.startswith("vec") and v.shape:
+            self._alloc(rp, MAT, v.shape, v.dtype, f"move of {code(inner)[:40]} to Mat", sc.node)
+        if shape:
+            self._alloc(rp, side, shape, v.dtype, f"{'lhs' if side == LEFT else 'rhs'} operand {code(inner)[:40]}", sc.node)
+        return Val(TILE, shape, v.dtype, side), how
+
+    # -- helpers -------------------------------------------------------------------------
+    def _load_operand(self, arg, v: Val, rp: RegionPlan, sc: _Stmt, space: str = VEC) -> Val:
+        """A Tensor used where a Tile is needed inside a kernel: load it whole, once, at the kernel's start."""
+        if not isinstance(arg, cst.Name) or not v.shape:
+            self._flag("untyped-value", sc.node, f"{code(arg)[:40]} is a Tensor where a Tile is needed; load it by hand")
+            return v
+        tile = self._preamble(rp, arg.value, v, "tensor-operand-load")
+        self.plan.decisions["tensor-operand-load"][arg] = tile
+        return Val(TILE, v.shape, v.dtype, VEC)
+
+    def _preamble(self, rp: RegionPlan, tensor: str, v: Val, share: str) -> str:
+        """A tensor loaded whole at the kernel's start; the first rule that needs it writes the load."""
+        if tensor not in rp.preamble:
+            rp.preamble[tensor] = (self._fresh(f"{tensor}_tile"), share)
+            if v.shape:
+                self._alloc(rp, VEC, v.shape, v.dtype, f"whole load of {tensor}", rp.region.node)
+        return rp.preamble[tensor][0]
+
+    def _scratch(self, node: cst.Call, first: Val, sc: _Stmt) -> None:
+        if not first.shape or not first.dtype:
+            self._flag("untyped-value", sc.node, "the scratch tile of this reduction needs a known shape and dtype")
+            return
+        name = self._fresh(f"{sc.target or 'row'}_tmp")
+        self.plan.decisions["tile-reduction-scratch"][node] = name
+        text = f"{name} = pl.create_tile({self._shape_text(first.shape)}, dtype=pl.{first.dtype}, target_memory=pl.MemorySpace.Vec)"
+        self._edit("tile-reduction-scratch", "before", sc.node, text)
+        self._alloc(sc.region, VEC, first.shape, first.dtype, f"scratch {name}", sc.node)
+
+    def _hoist_shape(self, shape_node, sc: _Stmt) -> None:
+        if not isinstance(shape_node, (cst.List, cst.Tuple)):
+            return
+        for element in shape_node.elements:
+            if isinstance(element.value, (cst.Name, cst.Integer)):
+                continue
+            name = self._constant_for(code(element.value), sc)
+            if name:
+                self.plan.decisions["hoist-tile-shape"][element.value] = name
+
+    def _shape_text(self, shape: tuple[str, ...] | None) -> str:
+        if not shape:
+            return "[]"
+        return "[" + ", ".join(s if _simple(s) else (self._constant_for(s, None) or s) for s in shape) + "]"
+
+    def _constant_for(self, expr: str, sc: _Stmt | None) -> str | None:
+        try:
+            tree = ast.parse(expr, mode="eval").body
+        except SyntaxError:
+            return None
+        names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        unknown = [n for n in names if n not in self.consts]
+        if unknown:
+            if sc is not None:
+                self._flag("hoist-tile-shape", sc.node, f"tile shape {expr} depends on {', '.join(sorted(unknown))}, "
+                           "which is not a compile-time constant")
+            return None
+        level = "module" if all(self.consts[n].level == "module" for n in names) else "builder"
+        key = (level, ast.dump(tree))
+        if key in self.hoisted:
+            return self.hoisted[key]
+        base = _describe(tree)
+        name = self._fresh(base.upper() if level == "module" else base.lower())
+        self.hoisted[key] = name
+        value = evaluate(expr, self.env_numbers)
+        deps = [self.consts[n] for n in names]
+        text = f"{name} = {expr}"
+        anchors = [c.statement for c in deps if c.level == level and not isinstance(c.statement, cst.FunctionDef)]
+        if anchors:
+            anchor = max(anchors, key=lambda s: self._order(s))
+            self._edit("hoist-tile-shape", "after", anchor, text)
+        else:
+            self._edit("hoist-tile-shape", "prepend", self.kf.builder if level == "builder" else self.module, text)
+        if value is not None:
+            const = Constant(name, value, self.kf.builder or self.module, level)
+            self.consts = {**self.consts, name: const}
+            self.env_numbers[name] = value
+            self.plan.constants[name] = const
+        return name
+
+    def _order(self, statement) -> int:
+        order = getattr(self, "_stmt_order", None)
+        if order is None:
+            order = self._stmt_order = {}
+
+            def number(body):
+                for s in body:
+                    order[s] = len(order)
+                    if isinstance(s, (cst.FunctionDef, cst.ClassDef)):
+                        number(_body(s))
+
+            number(self.module.body)
+        return order.get(statement, -1)
+
+    def _alloc(self, rp: RegionPlan | None, space, shape, dtype, what, node) -> None:
+        if rp is not None and shape and dtype:
+            rp.allocations.append(Allocation(space, tuple(shape), dtype, what, node))
+
+    def _capacity(self, rp: RegionPlan) -> None:
+        limits = self.api.memory_limits
+        for space, limit in limits.items():
+            items = [(a, self._bytes(a)) for a in rp.allocations if a.space == space]
+            total = sum(b for _, b in items if b is not None)
+            if total > limit:
+                worst = max(items, key=lambda t: t[1] or 0)[0]
+                names = sorted({n for s in worst.shape for n in re.findall(r"[A-Za-z_]\w*", s)})
+                values = ", ".join(f"{n}={_num(self.env_numbers.get(n))}" for n in names)
+                self._flag("capacity", rp.region.node, f"{space}: {_kb(total)} of {_kb(limit)} in {rp.region.label}; largest: "
+                           f"the [{', '.join(worst.shape)}] {worst.dtype} {worst.what}" + (f"; {values}" if values else ""))
+
+    def _bytes(self, a: Allocation) -> int | None:
+        size = self.api.dtype_bytes.get(a.dtype)
+        if size is None:
+            return None
+        total = size
+        for s in a.shape:
+            v = evaluate(s, self.env_numbers)
+            if v is None:
+                return None
+            total *= v
+        return int(total)
+
+    def _annotation(self, node) -> Val:
+        if isinstance(node, cst.Subscript):
+            head = self.index.ops.get(node.value) if isinstance(node.value, cst.Attribute) else None
+            elements = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
+            if head in ("Out", "InOut") and elements:
+                return self._annotation(elements[0])
+            if head in ("Tensor", "Tile") and elements:
+                shape = _codes(elements[0])
+                dtype = _dtype(elements[1], self.ops) if len(elements) > 1 else None
+                return Val(TENSOR if head == "Tensor" else TILE, shape, dtype, VEC if head == "Tile" else None)
+        return SCALAR_VAL
+
+    def _zeros(self, v: Val) -> str:
+        return "[" + ", ".join("0" for _ in (v.shape or ())) + "]"
+
+    def _fresh(self, base: str) -> str:
+        name, n = base, 2
+        while name in self.taken:
+            name, n = f"{base}_{n}", n + 1
+        self.taken.add(name)
+        return name
+
+    def _edit(self, rule: str, where: str, node, text: str = "") -> None:
+        self.plan.statements.append(StatementEdit(rule, where, node, text))
+
+
+    def _flag(self, rule: str, node, message: str) -> None:
+        self.plan.flags.append((rule, node, message))
+
+
+def plan_module(module: cst.Module, api: ApiTable) -> Plan:
+    return Planner(module, api).run()
+
+
+# -- small helpers ------------------------------------------------------------------------
+def _body(node) -> list:
+    body = getattr(node, "body", None)
+    if isinstance(body, cst.IndentedBlock):
+        return list(body.body)
+    if isinstance(body, (list, tuple)):
+        return list(body)
+    return []
+
+
+def _is_name(node, name: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == name
+
+
+def _is_true(node) -> bool:
+    return isinstance(node, cst.Name) and node.value == "True"
+
+
+def _codes(node) -> tuple[str, ...] | None:
+    if isinstance(node, (cst.List, cst.Tuple)):
+        return tuple(code(e.value) for e in node.elements)
+    return None
+
+
+def _space(node) -> str | None:
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return None
+
+
+def _dtype(node, ops) -> str | None:
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return None
+
+
+def _simple(s: str) -> bool:
+    return s.isidentifier() or s.isdigit()
+
+
+def _describe(tree: ast.AST) -> str:
+    if isinstance(tree, ast.Name):
+        return tree.id
+    if isinstance(tree, ast.Constant):
+        return str(tree.value).replace(".", "_")
+    if isinstance(tree, ast.BinOp):
+        if isinstance(tree.op, ast.FloorDiv) and isinstance(tree.right, ast.Constant) and tree.right.value == 2:
+            return f"{_describe(tree.left)}_half"
+        word = {ast.Add: "plus", ast.Sub: "minus", ast.Mult: "times", ast.FloorDiv: "div", ast.Div: "div", ast.Mod: "mod"}.get(type(tree.op), "op")
+        return f"{_describe(tree.left)}_{word}_{_describe(tree.right)}"
+    return "shape"
+
+
+def _uses_whole(statement, name: str, ops) -> bool:
+    """Does the statement read `name` other than as the target of `name = assemble(name, ...)`?"""
+    found = False
+
+    class V(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> bool:
+            nonlocal found
+            target = node.targets[0].target if len(node.targets) == 1 else None
+            value = node.value
+            if _is_name(target, name) and isinstance(value, cst.Call) and ops.get(value) == "assemble" and value.args and _is_name(value.args[0].value, name):
+                for arg in value.args[1:]:
+                    arg.visit(self)
+                return False
+            value.visit(self)
+            return False
+
+        def visit_Name(self, node: cst.Name) -> None:
+            nonlocal found
+            if node.value == name:
+                found = True
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Arg(self, node: cst.Arg) -> bool:
+            node.value.visit(self)
+            return False
+
+    statement.visit(V())
+    return found
+
+
+def _all_names(module: cst.Module) -> set[str]:
+    names: set[str] = set()
+
+    class V(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            names.add(node.value)
+
+    module.visit(V())
+    return names
+
+
+def _kb(n: float) -> str:
+    return f"{n / 1024:g} KB" if n >= 1024 else f"{int(n)} B"
+
+
+def _num(v) -> str:
+    return "?" if v is None else (str(int(v)) if float(v).is_integer() else f"{v:g}")
