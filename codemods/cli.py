@@ -94,7 +94,8 @@ def main() -> None:
 def run_command(paths, write, diff_file, select, ignore, jobs) -> None:
     """Migrate PATH... : print a unified diff (dry run) or, with --write, apply it."""
     rules = _load(select, ignore)
-    outcomes = run(discover(list(paths)), Job(tuple(r.id for r in rules), write=write), jobs)
+    job = Job(tuple(r.id for r in rules), write=write, strict=not (select or ignore))
+    outcomes = run(discover(list(paths)), job, jobs)
     diff = "".join(o.diff for o in outcomes)
     if diff and not write:
         _stdout(diff)
@@ -115,7 +116,7 @@ def run_command(paths, write, diff_file, select, ignore, jobs) -> None:
 def check_command(paths, select, ignore, jobs) -> None:
     """Exit 1 if any file would change or needs a person (for CI); writes nothing."""
     rules = _load(select, ignore)
-    outcomes = run(discover(list(paths)), Job(tuple(r.id for r in rules)), jobs)
+    outcomes = run(discover(list(paths)), Job(tuple(r.id for r in rules), strict=not (select or ignore)), jobs)
     err = _console()
     for o in outcomes:
         if o.changed:

@@ -283,8 +283,14 @@ def _reason(exc: cst.ParserSyntaxError) -> str:
     return re.sub(r"^(parser error: )?error at \d+:\d+: ", "", exc.message)
 
 
-def migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: frozenset[str]) -> Result:
-    """Apply `rules` to one file's text. Raises SourceError for bad input, EngineError for bad rules."""
+def migrate(
+    text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: frozenset[str], strict: bool = False
+) -> Result:
+    """Apply `rules` to one file's text. Raises SourceError for bad input, EngineError for bad rules.
+
+    With `strict`, the output is also checked against the target API by `codemods.strict`,
+    which did not write it; what it finds is reported as errors at the output's lines.
+    """
     bom = BOM if text.startswith(BOM) else ""
     body = text[len(bom):]
     module = parse(body)
@@ -305,6 +311,8 @@ def migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: frozen
     else:
         out_module = module
     findings, reviewed = scan(out_module, output, api, known_ids)
+    if strict:
+        findings = sorted(findings + _strict_findings(out_module, api), key=lambda f: (f.line, f.column, f.rule))
     return Result(text, bom + output, dispatcher.edits, findings, reviewed)
 
 
@@ -367,6 +375,19 @@ class _RemovedRefs(ScopeTracker, cst.CSTVisitor):
 
     def on_leave(self, original: cst.CSTNode) -> None:
         self._exit(original)
+
+
+def _strict_findings(module: cst.Module, api: ApiTable) -> list[Finding]:
+    from .strict import check_module
+
+    violations = [v for v in check_module(module, api) if "removed; use" not in v.message]  # the scan reports those
+    if not violations:
+        return []
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    return [
+        Finding("API", positions[v.node].start.line, positions[v.node].start.column + 1, v.message, "error")
+        for v in violations
+    ]
 
 
 def _removed_references(module: cst.Module, text: str, api: ApiTable) -> list[Finding]:

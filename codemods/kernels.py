@@ -209,4 +209,51 @@ def kernel_functions(module: cst.Module, ops: dict[cst.CSTNode, str]) -> list[Ke
 
 
 def _body(node) -> list:
-    return list(node.body.body) if isinstance(node.body, cst.IndentedBlock) else []
+    body = getattr(node, "body", None)
+    return list(body.body) if isinstance(body, cst.IndentedBlock) else []
+
+
+def find_regions(func: cst.FunctionDef, ops: dict[cst.CSTNode, str], env: dict[str, float]) -> list[tuple[Region, list]]:
+    """The kernel regions of a function, outermost first, each with its body."""
+    found: list[tuple[Region, list]] = []
+
+    def op(node) -> str | None:
+        return ops.get(node) if isinstance(node, cst.Call) else None
+
+    def walk(stmts, scope, inside):
+        for s in stmts:
+            if isinstance(s, cst.With):
+                names = [op(item.item) for item in s.items]
+                if "incore" in names and not inside:
+                    found.append((Region(len(found) + 1, "incore", s, scope), _body(s)))
+                    walk(_body(s), scope, True)
+                else:
+                    walk(_body(s), s if "auto_incore" in names else scope, inside)
+            elif isinstance(s, cst.For):
+                r = _parallel_region(s, scope, len(found) + 1, ops, env) if scope is not None and not inside else None
+                if r is not None:
+                    found.append((r, _body(s)))
+                walk(_body(s), scope, inside or r is not None)
+            elif isinstance(s, (cst.If, cst.While)):
+                walk(_body(s), scope, inside)
+                if isinstance(s, cst.If) and s.orelse is not None:
+                    walk(_body(s.orelse), scope, inside)
+
+    walk(_body(func), None, False)
+    return found
+
+
+def _parallel_region(loop: cst.For, scope, index: int, ops, env) -> Region | None:
+    call = loop.iter
+    if not isinstance(call, cst.Call) or ops.get(call) != "parallel" or not isinstance(loop.target, cst.Name):
+        return None
+    chunk = next((a for a in call.args if a.keyword and a.keyword.value == "chunk"), None)
+    if chunk is None:
+        return None
+    vals = [code(a.value) for a in call.args if a.keyword is None]
+    start, stop, step = ("0", vals[0], "1") if len(vals) == 1 else (vals[0], vals[1], vals[2] if len(vals) > 2 else "1")
+    trips = evaluate(f"(({stop}) - ({start}) + ({step}) - 1) // ({step})", env)
+    chunk_n = evaluate(code(chunk.value), env)
+    if trips is not None and chunk_n is not None and trips < chunk_n:
+        return None  # too short to be outlined: it stays in orchestration
+    return Region(index, "parallel", loop, scope, loop.target.value, start, stop, step)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from .kernels import Constant, KernelFunction, OpIndex, Region, code, evaluate, kernel_functions
+from .kernels import Constant, KernelFunction, OpIndex, Region, code, evaluate, find_regions, kernel_functions
 from .rulebook import ApiTable
 from .values import ACC, LEFT, MAT, MATMUL_ACC_DTYPE, RIGHT, SCALAR_VAL, TENSOR, TILE, UNKNOWN_VAL, VEC, Val, join, row_reduced
 
@@ -123,7 +123,8 @@ class Planner:
         self.kf = kf
         self.consts = kf.constants
         self.env_numbers = {n: c.value for n, c in kf.constants.items()}
-        regions = self._find_regions(kf.node)
+        regions = find_regions(kf.node, self.ops, self.env_numbers)
+        self.plan.regions.extend(r for r, _ in regions)
         plans = [self._prescan(r, body) for r, body in regions]
         self._decide_renames(plans)
         self.by_node = {p.region.node: p for p in plans}
@@ -139,50 +140,6 @@ class Planner:
     # -- structure -----------------------------------------------------------------------
     def _call_op(self, node) -> str | None:
         return self.ops.get(node) if isinstance(node, cst.Call) else None
-
-    def _find_regions(self, func: cst.FunctionDef) -> list[tuple[Region, list]]:
-        found: list[tuple[Region, list]] = []
-
-        def walk(stmts, scope, inside):
-            for s in stmts:
-                if isinstance(s, cst.With):
-                    ops = [self._call_op(item.item) for item in s.items]
-                    if "incore" in ops and not inside:
-                        r = Region(len(found) + 1, "incore", s, scope)
-                        found.append((r, _body(s)))
-                        walk(_body(s), scope, True)
-                    else:
-                        walk(_body(s), s if "auto_incore" in ops else scope, inside)
-                elif isinstance(s, cst.For):
-                    r = self._parallel_region(s, scope, len(found) + 1) if scope is not None and not inside else None
-                    if r is not None:
-                        found.append((r, _body(s)))
-                    walk(_body(s), scope, inside or r is not None)
-                elif isinstance(s, (cst.If, cst.While)):
-                    walk(_body(s), scope, inside)
-                    if isinstance(s, cst.If) and s.orelse is not None:
-                        walk(_body(s.orelse), scope, inside)
-
-        walk(_body(func), None, False)
-        self.plan.regions.extend(r for r, _ in found)
-        return found
-
-    def _parallel_region(self, loop: cst.For, scope, index) -> Region | None:
-        if self._call_op(loop.iter) != "parallel":
-            return None
-        call = loop.iter
-        pos = [a for a in call.args if a.keyword is None]
-        chunk = next((a for a in call.args if a.keyword and a.keyword.value == "chunk"), None)
-        if chunk is None or not isinstance(loop.target, cst.Name):
-            return None
-        vals = [code(a.value) for a in pos]
-        start, stop, step = ("0", vals[0], "1") if len(vals) == 1 else (vals[0], vals[1], vals[2] if len(vals) > 2 else "1")
-        r = Region(index, "parallel", loop, scope, loop.target.value, start, stop, step)
-        trips = evaluate(f"(({stop}) - ({start}) + ({step}) - 1) // ({step})", self.env_numbers)
-        chunk_n = evaluate(code(chunk.value), self.env_numbers)
-        if trips is not None and chunk_n is not None and trips < chunk_n:
-            return None  # too short to be outlined: stays in orchestration
-        return r
 
     def _prescan(self, region: Region, body: list) -> RegionPlan:
         rp = RegionPlan(region, body)

@@ -1,0 +1,235 @@
+"""Does a kernel file obey the strict 2026-03 API? An independent check of the output.
+
+The planner predicts types of old code; this module reads *new* code only, with the API
+table's rules and nothing else, so a migration is checked by something that did not write
+it. It reports what the target compiler would reject (a Tensor given to a tile-only op, a
+mix in a unified op, `valid_shape` on `create_tensor`, removed ops) and what the idioms
+file says is wrong although the compiler accepts it (tile ops in orchestration, a Tile
+crossing a kernel boundary, vector ops on Mat/Left/Right tiles, non-constant tile shapes,
+`tensor.read` and `create_tensor` inside kernels, a tile reduction without its scratch).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from .kernels import OpIndex, code, find_regions, kernel_functions
+from .rulebook import ApiTable
+from .values import ACC, LEFT, RIGHT, SCALAR, TENSOR, TILE, UNKNOWN, VEC, Val
+
+VECTOR_OPS = {
+    "add", "sub", "mul", "div", "maximum", "minimum", "exp", "neg", "recip", "rsqrt", "sqrt", "log", "abs",
+    "relu", "cast", "row_sum", "row_max", "row_min", "row_expand_mul", "row_expand_div", "row_expand_add",
+    "row_expand_sub", "col_expand_mul", "col_expand_div", "col_expand_sub",
+}
+SHAPED = {"load": 2, "create_tile": 0, "tile.full": 0}
+
+
+@dataclass(frozen=True)
+class Violation:
+    node: cst.CSTNode
+    message: str
+
+
+@dataclass(frozen=True)
+class _V:
+    """A value with the kernel it lives in (tiles cannot leave it)."""
+
+    val: Val
+    home: int | None = None
+
+
+class StrictChecker:
+    def __init__(self, module: cst.Module, api: ApiTable) -> None:
+        self.api = api
+        self.ops = OpIndex(module, api.module).ops
+        self.module = module
+        self.found: list[Violation] = []
+
+    def run(self) -> list[Violation]:
+        for kf in kernel_functions(self.module, self.ops):
+            env_numbers = {n: c.value for n, c in kf.constants.items()}
+            self.regions = {r.node: r for r, _ in find_regions(kf.node, self.ops, env_numbers)}
+            env: dict[str, _V] = {}
+            for p in [*kf.node.params.params, *kf.node.params.kwonly_params]:
+                if p.annotation is not None:
+                    env[p.name.value] = _V(self._annotation(p.annotation.annotation))
+            self._block(_body(kf.node), env, None)
+        return self.found
+
+    def _bad(self, node, message: str) -> None:
+        self.found.append(Violation(node, message))
+
+    # -- statements ----------------------------------------------------------------------
+    def _block(self, stmts, env, region) -> None:
+        for s in stmts:
+            self._statement(s, env, region)
+
+    def _statement(self, s, env, region) -> None:
+        inner = self.regions.get(s)
+        here = inner.index if inner is not None and region is None else region
+        if isinstance(s, cst.SimpleStatementLine):
+            for small in s.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                    env[small.targets[0].target.value] = _V(self._expr(small.value, env, region, s), region)
+                elif isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Expr, cst.Return)):
+                    if small.value is not None:
+                        self._expr(small.value, env, region, s)
+        elif isinstance(s, cst.For):
+            self._expr(s.iter, env, region, s)
+            if isinstance(s.target, cst.Name):
+                env[s.target.value] = _V(Val(SCALAR))
+            self._block(_body(s), env, here)
+        elif isinstance(s, cst.With):
+            self._block(_body(s), env, here)
+        elif isinstance(s, (cst.If, cst.While)):
+            self._expr(s.test, env, region, s)
+            self._block(_body(s), env, region)
+            if isinstance(s, cst.If) and s.orelse is not None:
+                self._block(_body(s.orelse), env, region)
+
+    # -- expressions ---------------------------------------------------------------------
+    def _expr(self, node, env, region, stmt) -> Val:
+        if isinstance(node, cst.Name):
+            v = env.get(node.value)
+            if v is None:
+                return Val(SCALAR)
+            if v.val.kind == TILE and v.home != region:
+                where = f"kernel {region}" if region else "orchestration"
+                self._bad(node, f"Tile {node.value} of kernel {v.home} is used in {where}: a Tile cannot cross a kernel boundary")
+            return v.val
+        if isinstance(node, cst.Call):
+            op = self.ops.get(node)
+            if op is None:
+                for a in node.args:
+                    self._expr(a.value, env, region, stmt)
+                return Val(UNKNOWN)
+            return self._call(op, node, env, region, stmt)
+        if isinstance(node, (cst.List, cst.Tuple)):
+            for e in node.elements:
+                self._expr(e.value, env, region, stmt)
+            return Val(UNKNOWN)
+        for child in node.children:
+            if isinstance(child, cst.BaseExpression):
+                self._expr(child, env, region, stmt)
+        return Val(SCALAR)
+
+    def _call(self, op, node: cst.Call, env, region, stmt) -> Val:
+        spec = self.api.ops.get(op)
+        pos = [a.value for a in node.args if a.keyword is None]
+        kw = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        if op in ("range", "parallel", "unroll", "auto_incore", "incore"):
+            for p in pos:
+                self._expr(p, env, region, stmt)
+            return Val(SCALAR)
+        if spec is None:
+            for p in pos:
+                self._expr(p, env, region, stmt)
+            return Val(UNKNOWN)
+        if spec.kind == "removed":
+            self._bad(node, f"Unknown tensor operation: {op} (removed; use pl.{spec.replacement})")
+            return Val(UNKNOWN)
+        vals = [self._expr(p, env, region, stmt) for p in pos]
+        for p in kw.values():
+            self._expr(p, env, region, stmt)
+        self._roles(op, spec, node, vals)
+        result = self._result(op, spec, node, pos, kw, vals)
+        self._structure(op, node, pos, kw, vals, result, region)
+        return result
+
+    def _roles(self, op, spec, node, vals) -> None:
+        first = vals[0] if vals else Val(UNKNOWN)
+        family = "tile" if spec.kind == "tile-only" or first.kind == TILE else "tensor"
+        for i, v in enumerate(vals):
+            if i >= len(spec.params) or v.kind == UNKNOWN:
+                continue
+            role = spec.roles.get(spec.params[i], "")
+            which = "argument" if len(spec.params) == 1 else f"argument {i + 1}"
+            if role == "tile" and v.kind != TILE:
+                self._bad(node, f"The operator tile.{op} requires {which} to be a TileType, but got {_type(v)}")
+            elif role == "tensor" and v.kind != TENSOR:
+                self._bad(node, f"The operator tensor.{op} requires {which} to be a TensorType, but got {_type(v)}")
+            elif role == "value" and i > 0 and first.kind in (TENSOR, TILE) and v.kind != first.kind:
+                self._bad(node, f"The operator {family}.{op} requires {which} to be a {_type(first)}, but got {_type(v)}")
+            elif role == "value-or-scalar" and first.kind in (TENSOR, TILE) and v.kind in (TENSOR, TILE) and v.kind != first.kind:
+                self._bad(node, f"The operator {family}.{op} requires {which} to be a {_type(first)} or a scalar, but got {_type(v)}")
+
+    def _result(self, op, spec, node, pos, kw, vals) -> Val:
+        first = vals[0] if vals else Val(UNKNOWN)
+        if spec.result == "scalar":
+            return Val(SCALAR)
+        if spec.result == "tensor":
+            return Val(TENSOR)
+        if op in ("load", "create_tile", "tile.full"):
+            space = _attr(kw.get("target_memory")) or VEC
+            return Val(TILE, space=space)
+        if op == "move":
+            return Val(TILE, space=_attr(kw.get("target_memory") or (pos[1] if len(pos) > 1 else None)) or VEC)
+        if op == "matmul":
+            return Val(first.kind, space=ACC if first.kind == TILE else None)
+        if spec.result == "tile":
+            return Val(TILE, space=VEC)
+        if first.kind == TILE:
+            return Val(TILE, space=first.space if op in ("slice", "reshape") else VEC)
+        return Val(first.kind)
+
+    def _structure(self, op, node, pos, kw, vals, result, region) -> None:
+        tile_involved = result.kind == TILE or any(v.kind == TILE for v in vals)
+        if region is None and tile_involved and op != "store":
+            self._bad(node, f"tile op pl.{op} in orchestration: it belongs inside a kernel region")
+        if region is not None:
+            if op == "tensor.read" or (op == "read" and vals and vals[0].kind == TENSOR):
+                self._bad(node, "pl.tensor.read inside a kernel breaks the lowering: load the tensor and use pl.tile.read")
+            if op == "create_tensor":
+                self._bad(node, "pl.create_tensor inside a kernel becomes a tile: create hand-off tensors in orchestration")
+            if op == "slice" and vals and vals[0].kind == TENSOR:
+                self._bad(node, "a Tensor slice inside a kernel: load the data with pl.load instead")
+        if op == "create_tensor" and "valid_shape" in kw:
+            self._bad(node, "create() got an unexpected keyword argument 'valid_shape'")
+        if op in VECTOR_OPS and vals and vals[0].kind == TILE:
+            for i, v in enumerate(vals):
+                accepted = v.space == ACC and (op == "cast" or (op == "add" and i == 1))
+                if v.kind == TILE and v.space not in (VEC, None) and not accepted:
+                    self._bad(node, f"vector op pl.{op} reads a tile in {v.space}; vector ops work on Vec tiles")
+            if op in ("row_sum", "row_max", "row_min") and len(pos) < 2 and "tmp_tile" not in kw:
+                self._bad(node, f"tile pl.{op} needs its scratch tile (tmp_tile)")
+        if op == "matmul" and vals and vals[0].kind == TILE:
+            for v, want in zip(vals[:2], (LEFT, RIGHT)):
+                if v.kind == TILE and v.space != want:
+                    self._bad(node, f"matmul operand in {v.space}: it must be moved to {want}")
+        shape_at = SHAPED.get(op, 1 if op == "reshape" and vals and vals[0].kind == TILE else None)
+        if shape_at is not None and shape_at < len(pos) and isinstance(pos[shape_at], (cst.List, cst.Tuple)):
+            for e in pos[shape_at].elements:
+                if not isinstance(e.value, (cst.Name, cst.Integer)):
+                    self._bad(e.value, f"tile shape {code(e.value)} is not a compile-time constant name: hoist it")
+
+    def _annotation(self, node) -> Val:
+        if isinstance(node, cst.Subscript):
+            head = self.ops.get(node.value)
+            elements = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
+            if head in ("Out", "InOut") and elements:
+                return self._annotation(elements[0])
+            if head == "Tensor":
+                return Val(TENSOR)
+            if head == "Tile":
+                return Val(TILE, space=VEC)
+        return Val(SCALAR)
+
+
+def check_module(module: cst.Module, api: ApiTable) -> list[Violation]:
+    return StrictChecker(module, api).run()
+
+
+def _type(v: Val) -> str:
+    return {TENSOR: "TensorType", TILE: "TileType", SCALAR: "ScalarType"}.get(v.kind, "an unknown type")
+
+
+def _attr(node) -> str | None:
+    return node.attr.value if isinstance(node, cst.Attribute) else None
+
+
+def _body(node) -> list:
+    body = getattr(node, "body", None)
+    return list(body.body) if isinstance(body, cst.IndentedBlock) else []
