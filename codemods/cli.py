@@ -104,6 +104,11 @@ def run_command(paths, write, diff_file, select, ignore, jobs) -> None:
     _report(outcomes)
     summary = summarize(outcomes)
     _rule_table(summary, rules)
+    if summary.kernels:
+        _console().print(
+            f"capacity: {summary.kernels} kernel regions checked against the 910B buffer limits, "
+            f"{summary.over_budget} over a limit (pypto-migrate report shows the numbers)"
+        )
     verb = "migrated" if write else "would be migrated"
     tail = "" if write or not summary.files_changed else " (dry run: --write applies it)"
     _console().print(summary.line(verb) + tail, markup=False)
@@ -125,6 +130,38 @@ def check_command(paths, select, ignore, jobs) -> None:
     summary = summarize(outcomes)
     err.print(summary.line("would be migrated"), markup=False)
     sys.exit(1 if summary.files_changed or summary.review or summary.errors else 0)
+
+
+@main.command("report")
+@paths_argument
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def report_command(paths, fmt) -> None:
+    """Each kernel's Vec/Mat/Left/Right/Acc needs against the 910B limits, and each file's scopes."""
+    import json
+
+    from .engine import SourceError, parse
+    from .report import report_module
+    from .rulebook import load_api
+    from .runner import display_path
+    from .sources import FileProblem, read_text
+
+    api = load_api()
+    reports, failed = [], False
+    for path in discover(list(paths)):
+        shown = display_path(path)
+        try:
+            module = parse(read_text(path).lstrip("\ufeff"))
+        except (SourceError, FileProblem) as exc:
+            failed = True
+            where = f"{shown}:{exc.line}:{exc.column}" if exc.line else shown
+            _console().print(f"error: {where}: {exc.message}")
+            continue
+        reports.append(report_module(module, shown, api))
+    if fmt == "json":
+        _stdout(json.dumps([r for rep in reports for r in rep.records()], indent=2) + "\n")
+    else:
+        _stdout("\n\n".join(rep.text() for rep in reports if rep.kernels or rep.scopes) + "\n")
+    sys.exit(1 if failed else 0)
 
 
 @main.command("rules")

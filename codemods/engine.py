@@ -55,6 +55,8 @@ class Result:
     edits: list[Edit] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     reviewed: int = 0
+    kernels: int = 0  # kernel regions the plan looked at (0 when no type-directed rule ran)
+    over_budget: int = 0  # of those, buffer spaces over the 910B limits
 
     @property
     def changed(self) -> bool:
@@ -313,7 +315,10 @@ def migrate(
     findings, reviewed = scan(out_module, output, api, known_ids)
     if strict:
         findings = sorted(findings + _strict_findings(out_module, api), key=lambda f: (f.line, f.column, f.rule))
-    return Result(text, bom + output, dispatcher.edits, findings, reviewed)
+    plan = dispatcher.ctx._plan
+    kernels = len(plan.region_plans) if plan is not None else 0
+    over = sum(1 for rule, _, _ in plan.flags if rule == "capacity") if plan is not None else 0
+    return Result(text, bom + output, dispatcher.edits, findings, reviewed, kernels, over)
 
 
 def scan(module: cst.Module, text: str, api: ApiTable, known_ids: frozenset[str]) -> tuple[list[Finding], int]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from .capacity import region_usage
 from .kernels import Constant, KernelFunction, OpIndex, Region, code, evaluate, find_regions, kernel_functions
 from .rulebook import ApiTable
 from .values import ACC, LEFT, MAT, MATMUL_ACC_DTYPE, RIGHT, SCALAR_VAL, TENSOR, TILE, UNKNOWN_VAL, VEC, Val, join, row_reduced
@@ -28,19 +29,21 @@ SCALAR_OPS = {"min", "max", "tensor.read", "tile.read", "read"}
 
 @dataclass
 class Allocation:
-    """One tile buffer a kernel needs: a call site that produces a tile."""
+    """One tile a kernel needs: a call site that produces a tile, and the name it is bound to."""
 
     space: str
     shape: tuple[str, ...]
     dtype: str
     what: str
-    line_node: cst.CSTNode
+    statement: cst.CSTNode
+    name: str | None  # None: a temporary inside the statement
 
 
 @dataclass
 class RegionPlan:
     region: Region
     body: list
+    function: str = ""
     handoff: dict[str, "Handoff"] = field(default_factory=dict)
     slice_space: dict[str, str] = field(default_factory=dict)
     stored: set[str] = field(default_factory=set)
@@ -50,6 +53,7 @@ class RegionPlan:
     tile_vars: set[str] = field(default_factory=set)
     allocations: list[Allocation] = field(default_factory=list)
     pending_reload: dict[str, "Handoff"] = field(default_factory=dict)
+    constants: dict[str, float] = field(default_factory=dict)  # the numbers the shapes evaluate with
 
 
 @dataclass
@@ -126,6 +130,9 @@ class Planner:
         regions = find_regions(kf.node, self.ops, self.env_numbers)
         self.plan.regions.extend(r for r, _ in regions)
         plans = [self._prescan(r, body) for r, body in regions]
+        for p in plans:
+            p.function = kf.node.name.value
+        self.plan.region_plans.extend(plans)
         self._decide_renames(plans)
         self.by_node = {p.region.node: p for p in plans}
         env: dict[str, Val] = {}
@@ -346,7 +353,7 @@ class Planner:
                     f"{self._shape_text(('1', *h.shape))}, target_memory=pl.MemorySpace.Vec{valid}), {self._shape_text(h.shape)})")
             self._edit("handoff-buffer", "before", s, text)
             env[name] = Val(TILE, h.shape, h.dtype, VEC)
-            self._alloc(rp, VEC, ("1", *h.shape), h.dtype, f"reload of {name} from {h.buffer}", s)
+            self._alloc(rp, VEC, ("1", *h.shape), h.dtype, f"reload of {name} from {h.buffer}", s, name)
             del rp.pending_reload[name]
 
     # -- expressions ---------------------------------------------------------------------
@@ -400,7 +407,7 @@ class Planner:
                 self._hoist_shape(pos[2], sc)
             space = _space(kw.get("target_memory")) or VEC
             if rp is not None and shape:
-                self._alloc(rp, space, shape, src.dtype, f"load of {code(pos[0])}", sc.node)
+                self._alloc(rp, space, shape, src.dtype, f"load of {code(pos[0])}", sc)
             return Val(TILE, shape, src.dtype, space)
         if op == "move":
             src = self._expr(pos[0], env, inner) if pos else UNKNOWN_VAL
@@ -409,7 +416,7 @@ class Planner:
             if shape and _is_true(kw.get("transpose")):
                 shape = shape[::-1]
             if rp is not None and shape:
-                self._alloc(rp, space, shape, src.dtype, f"move of {code(pos[0])[:40]} to {space}", sc.node)
+                self._alloc(rp, space, shape, src.dtype, f"move of {code(pos[0])[:40]} to {space}", sc)
             return Val(TILE, shape, src.dtype, space)
         if op == "store":
             for p in pos:
@@ -475,7 +482,7 @@ class Planner:
             self._flag("untyped-value", sc.node, f"vector op pl.{op} on a tile in {wrong_space[0].space}; vector ops need Vec")
         result = Val(TILE, shape, dtype, VEC)
         if shape:
-            self._alloc(rp, VEC, shape, dtype, f"pl.{op}", sc.node)
+            self._alloc(rp, VEC, shape, dtype, f"pl.{op}", sc)
         return result
 
     def _slice(self, node: cst.Call, env, sc: _Stmt, space: str | None) -> Val:
@@ -497,13 +504,13 @@ class Planner:
             lead = max(0, len(offsets) - len(shape)) if offsets is not None and shape is not None else 0
             self.plan.decisions["slice-to-load"][node] = (space, lead)
             if shape:
-                self._alloc(rp, space, ("1",) * lead + shape, src.dtype, f"load of {code(pos[0])}", sc.node)
+                self._alloc(rp, space, ("1",) * lead + shape, src.dtype, f"load of {code(pos[0])}", sc)
             if "valid_shape" in kw and lead:
                 self._flag("untyped-value", sc.node, "a rank-reducing slice with valid_shape: check valid_shapes by hand")
             return Val(TILE, shape, src.dtype, space)
         if src.is_tile:
             if shape:
-                self._alloc(rp, src.space or VEC, shape, src.dtype, f"slice of {code(pos[0])}", sc.node)
+                self._alloc(rp, src.space or VEC, shape, src.dtype, f"slice of {code(pos[0])}", sc)
             return Val(TILE, shape, src.dtype, src.space)
         self._flag("untyped-value", sc.node, f"cannot tell whether {code(pos[0])} is a Tensor or a Tile")
         return UNKNOWN_VAL
@@ -516,7 +523,7 @@ class Planner:
                 self._hoist_shape(node.args[0].value, sc)
             space = _space(next((a.value for a in node.args if a.keyword and a.keyword.value == "target_memory"), None)) or VEC
             if rp is not None and shape:
-                self._alloc(rp, space, shape, dtype, "pl.create_tile", sc.node)
+                self._alloc(rp, space, shape, dtype, "pl.create_tile", sc)
             return Val(TILE, shape, dtype, space)
         if rp is None:
             if valid:
@@ -532,7 +539,7 @@ class Planner:
             self._flag("drop-valid-shape", sc.node, f"valid_shape={valid} dropped; padding rows are computed now "
                        "and may be written out: decide whether that is acceptable")
         if shape:
-            self._alloc(rp, VEC, shape, dtype, "accumulator", sc.node)
+            self._alloc(rp, VEC, shape, dtype, "accumulator", sc)
         return Val(TILE, shape, dtype, VEC)
 
     def _creation(self, node: cst.Call):
@@ -588,14 +595,14 @@ class Planner:
             a = self._expr(pos[0], env, sc.inner())
             self._expr(pos[1], env, sc.inner())
             return a
-        lhs, how_l = self._matmul_operand(pos[0], LEFT, env, sc)
-        rhs, how_r = self._matmul_operand(pos[1], RIGHT, env, sc)
+        lhs, how_l = self._matmul_operand(pos[0], LEFT, env, sc.inner())
+        rhs, how_r = self._matmul_operand(pos[1], RIGHT, env, sc.inner())
         if how_l or how_r:
             self.plan.decisions["matmul-operands"][node] = (how_l, how_r)
         shape = (lhs.shape[0], rhs.shape[1]) if lhs.shape and rhs.shape and len(lhs.shape) == 2 and len(rhs.shape) == 2 else None
         dtype = _dtype(kw.get("out_dtype"), self.ops) or MATMUL_ACC_DTYPE
         if shape:
-            self._alloc(rp, ACC, shape, dtype, "matmul result", sc.node)
+            self._alloc(rp, ACC, shape, dtype, "matmul result", sc)
         return Val(TILE, shape, dtype, ACC)
 
     def _matmul_operand(self, arg, side: str, env, sc: _Stmt) -> tuple[Val, str | None]:
@@ -616,9 +623,9 @@ class Planner:
             return v.but(shape=shape), None
         how = ("mat" if v.space == MAT else "vec") + ("-t" if transposed else "")
         if how.startswith("vec") and v.shape:
-            self._alloc(rp, MAT, v.shape, v.dtype, f"move of {code(inner)[:40]} to Mat", sc.node)
+            self._alloc(rp, MAT, v.shape, v.dtype, f"move of {code(inner)[:40]} to Mat", sc)
         if shape:
-            self._alloc(rp, side, shape, v.dtype, f"{'lhs' if side == LEFT else 'rhs'} operand {code(inner)[:40]}", sc.node)
+            self._alloc(rp, side, shape, v.dtype, f"{'lhs' if side == LEFT else 'rhs'} operand {code(inner)[:40]}", sc)
         return Val(TILE, shape, v.dtype, side), how
 
     # -- helpers -------------------------------------------------------------------------
@@ -636,7 +643,7 @@ class Planner:
         if tensor not in rp.preamble:
             rp.preamble[tensor] = (self._fresh(f"{tensor}_tile"), share)
             if v.shape:
-                self._alloc(rp, VEC, v.shape, v.dtype, f"whole load of {tensor}", rp.region.node)
+                self._alloc(rp, VEC, v.shape, v.dtype, f"whole load of {tensor}", rp.region.node, rp.preamble[tensor][0])
         return rp.preamble[tensor][0]
 
     def _scratch(self, node: cst.Call, first: Val, sc: _Stmt) -> None:
@@ -647,7 +654,7 @@ class Planner:
         self.plan.decisions["tile-reduction-scratch"][node] = name
         text = f"{name} = pl.create_tile({self._shape_text(first.shape)}, dtype=pl.{first.dtype}, target_memory=pl.MemorySpace.Vec)"
         self._edit("tile-reduction-scratch", "before", sc.node, text)
-        self._alloc(sc.region, VEC, first.shape, first.dtype, f"scratch {name}", sc.node)
+        self._alloc(sc.region, VEC, first.shape, first.dtype, "scratch tile", sc.node, name)
 
     def _hoist_shape(self, shape_node, sc: _Stmt) -> None:
         if not isinstance(shape_node, (cst.List, cst.Tuple)):
@@ -713,33 +720,18 @@ class Planner:
             number(self.module.body)
         return order.get(statement, -1)
 
-    def _alloc(self, rp: RegionPlan | None, space, shape, dtype, what, node) -> None:
+    def _alloc(self, rp: RegionPlan | None, space, shape, dtype, what, where, name=None) -> None:
+        """Record a tile; `where` is the statement, or the expression's _Stmt (named when direct)."""
+        if isinstance(where, _Stmt):
+            where, name = where.node, (where.target if where.direct else None)
         if rp is not None and shape and dtype:
-            rp.allocations.append(Allocation(space, tuple(shape), dtype, what, node))
+            rp.allocations.append(Allocation(space, tuple(shape), dtype, what, where, name))
 
     def _capacity(self, rp: RegionPlan) -> None:
-        limits = self.api.memory_limits
-        for space, limit in limits.items():
-            items = [(a, self._bytes(a)) for a in rp.allocations if a.space == space]
-            total = sum(b for _, b in items if b is not None)
-            if total > limit:
-                worst = max(items, key=lambda t: t[1] or 0)[0]
-                names = sorted({n for s in worst.shape for n in re.findall(r"[A-Za-z_]\w*", s)})
-                values = ", ".join(f"{n}={_num(self.env_numbers.get(n))}" for n in names)
-                self._flag("capacity", rp.region.node, f"{space}: {_kb(total)} of {_kb(limit)} in {rp.region.label}; largest: "
-                           f"the [{', '.join(worst.shape)}] {worst.dtype} {worst.what}" + (f"; {values}" if values else ""))
-
-    def _bytes(self, a: Allocation) -> int | None:
-        size = self.api.dtype_bytes.get(a.dtype)
-        if size is None:
-            return None
-        total = size
-        for s in a.shape:
-            v = evaluate(s, self.env_numbers)
-            if v is None:
-                return None
-            total *= v
-        return int(total)
+        for usage in region_usage(rp.allocations, self.api, self.env_numbers):
+            if usage.bytes is not None and usage.bytes > usage.limit:
+                self._flag("capacity", rp.region.node, f"{rp.region.label}, {usage.space}: {usage.summary()}")
+        rp.constants = dict(self.env_numbers)
 
     def _annotation(self, node) -> Val:
         if isinstance(node, cst.Subscript):
@@ -870,11 +862,3 @@ def _all_names(module: cst.Module) -> set[str]:
 
     module.visit(V())
     return names
-
-
-def _kb(n: float) -> str:
-    return f"{n / 1024:g} KB" if n >= 1024 else f"{int(n)} B"
-
-
-def _num(v) -> str:
-    return "?" if v is None else (str(int(v)) if float(v).is_integer() else f"{v:g}")

@@ -29,6 +29,8 @@ class Outcome:
     reviewed: int = 0
     diff: str = ""
     written: bool = False
+    kernels: int = 0
+    over_budget: int = 0
     error: str | None = None  # "path:line:col: message" for files that could not be processed
 
     @property
@@ -65,6 +67,7 @@ def process(path: Path, job: Job) -> Outcome:
         result = migrate(text, rules, load_api(job.rules_dir), known, strict=job.strict)
         outcome.edits = sorted(result.edits, key=lambda e: (e.line, e.column))
         outcome.findings, outcome.reviewed = result.findings, result.reviewed
+        outcome.kernels, outcome.over_budget = result.kernels, result.over_budget
         outcome.diff = unified_diff(text, result.output, outcome.display)
         if job.write and result.changed:
             write_atomic(path, result.output)
@@ -91,6 +94,8 @@ class Summary:
     errors: int
     per_rule: Counter
     files_per_rule: Counter
+    kernels: int = 0
+    over_budget: int = 0
 
     def line(self, verb: str) -> str:
         text = f"{_count(self.files_changed, 'file')} {verb}, {_count(self.edits, 'edit')}, {self.review} need review"
@@ -116,4 +121,6 @@ def summarize(outcomes: list[Outcome]) -> Summary:
         errors=sum(o.error is not None for o in outcomes),
         per_rule=per_rule,
         files_per_rule=files_per_rule,
+        kernels=sum(o.kernels for o in outcomes),
+        over_budget=sum(o.over_budget for o in outcomes),
     )

@@ -53,6 +53,7 @@ class StrictChecker:
             env_numbers = {n: c.value for n, c in kf.constants.items()}
             self.regions = {r.node: r for r, _ in find_regions(kf.node, self.ops, env_numbers)}
             env: dict[str, _V] = {}
+            self.tile_homes: dict[str, int] = {}
             for p in [*kf.node.params.params, *kf.node.params.kwonly_params]:
                 if p.annotation is not None:
                     env[p.name.value] = _V(self._annotation(p.annotation.annotation))
@@ -73,7 +74,14 @@ class StrictChecker:
         if isinstance(s, cst.SimpleStatementLine):
             for small in s.body:
                 if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-                    env[small.targets[0].target.value] = _V(self._expr(small.value, env, region, s), region)
+                    name = small.targets[0].target.value
+                    value = self._expr(small.value, env, region, s)
+                    env[name] = _V(value, region)
+                    if value.kind == TILE and region is not None:
+                        first = self.tile_homes.setdefault(name, region)
+                        if first != region:
+                            self._bad(small.targets[0].target, f"tile name {name} of kernel {first} is bound again in kernel "
+                                      f"{region}: the compiler carries it across kernels; give it a name of its own")
                 elif isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Expr, cst.Return)):
                     if small.value is not None:
                         self._expr(small.value, env, region, s)

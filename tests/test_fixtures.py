@@ -62,3 +62,32 @@ def test_aliases_and_lookalikes(run_rules):
     assert "return pl.view(t, [4, 4], [0, 0])" in out  # a parameter named pl
     assert "np.zeros(8).view(np.int32)" in out and "Window().view([1], [0])" in out
     assert '"lang.view(t, s, o) is gone"  # lang.view(t, s, o) in a comment' in out
+
+
+def test_check_passes_once_flagged_lines_are_reviewed(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from codemods.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    for name in NAMES:
+        (tmp_path / name).write_bytes((FIXTURES / "after" / name).read_bytes())
+    flagged = CliRunner().invoke(main, ["check", "."])
+    assert flagged.exit_code == 1 and "0 files would be migrated, 0 edits, 28 need review" in flagged.stderr
+    for name in NAMES:
+        path = tmp_path / name
+        path.write_bytes(path.read_bytes().replace(b"# pypto-migrate: review PTO", b"# pypto-migrate: reviewed PTO"))
+    clean = CliRunner().invoke(main, ["check", "."])
+    assert clean.exit_code == 0, clean.stderr
+    typo = tmp_path / NAMES[0]
+    assert b"reviewed PTO013" in typo.read_bytes()
+    typo.write_bytes(typo.read_bytes().replace(b"reviewed PTO013", b"reviewed PTO913", 1))
+    assert CliRunner().invoke(main, ["check", "."]).exit_code == 1
+
+
+def test_every_deepseek_fixture_is_fully_migrated(run_rules):
+    """No line left for a person except the ones the tool flagged, and no strict error."""
+    for name in DEEPSEEK:
+        result = run_rules((FIXTURES / "after" / name).read_text())
+        assert result.edits == []
+        assert {f.rule for f in result.findings} <= {"PTO012", "PTO013"}, name

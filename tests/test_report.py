@@ -1,0 +1,62 @@
+"""The capacity report: numbers that hand arithmetic reproduces, JSON records, and the CLI."""
+
+from __future__ import annotations
+
+import json
+
+import libcst as cst
+from click.testing import CliRunner
+
+from codemods.cli import main
+from codemods.report import report_module
+from codemods.rulebook import load_rules
+from conftest import FIXTURES
+
+
+def usage_of(path, api):
+    rep = report_module(cst.parse_module(path.read_text()), path.name, api)
+    return {(k.label, u.space): u.bytes for k in rep.kernels for u in k.usage}, rep
+
+
+def test_decode_back_kernel_1_by_hand(api):
+    # BATCH_TILE=2, OUT_CHUNK=32, K_CHUNK=16. Variables: acc and res, [2, 32] FP32 = 256 B each;
+    # the largest statement temporary is the add stored into h1, 256 B: Vec = 768.
+    # Mat: a_chunk [2, 16] BF16 = 64, plus the wo load [16, 32] BF16 = 1024 in the matmul statement.
+    # Left: a_chunk moved, 64. Right: the wo tile moved, 1024. Acc: the [2, 32] FP32 result, 256.
+    for kind in ("before", "after"):  # the report of old code describes it as migrated
+        usage, _ = usage_of(FIXTURES / kind / "deepseek_v3_2_decode_back.py", api)
+        assert [usage["kernel 1", s] for s in ("Vec", "Mat", "Left", "Right", "Acc")] == [768, 1088, 64, 1024, 256]
+
+
+def test_decode_back_kernel_3_right_and_acc_by_hand(api):
+    # w_down tile [INTER_CHUNK, hidden] BF16 = 32 * 64 * 2 = 4096 B moved to Right; its result
+    # [BATCH_TILE, hidden] FP32 = 2 * 64 * 4 = 512 B in Acc.
+    usage, _ = usage_of(FIXTURES / "after" / "deepseek_v3_2_decode_back.py", api)
+    assert usage["kernel 3", "Right"] == 4096 and usage["kernel 3", "Acc"] == 512
+
+
+def test_overflow_names_the_tile_and_constants(run_rules):
+    rule = next(r for r in load_rules() if r.name == "buffer-capacity")
+    result = run_rules(rule.examples[0].before)
+    (finding,) = [f for f in result.findings if f.rule == rule.id]
+    assert finding.message == (
+        "kernel 1, Right: 128 KB of 64 KB; largest: the [K_CHUNK, Q_OUT_CHUNK] BF16 move of w_chunk to Right "
+        "(128 KB); K_CHUNK=512, Q_OUT_CHUNK=128"
+    )
+
+
+def test_report_json_records_and_scopes(tmp_path, monkeypatch):
+    monkeypatch.chdir(FIXTURES.parent)
+    result = CliRunner().invoke(main, ["report", "--format", "json", "fixtures/after/deepseek_v3_2_decode_front.py"])
+    assert result.exit_code == 0
+    records = json.loads(result.stdout)
+    assert len(records) == 2 * 5  # two kernels, five spaces each
+    assert set(records[0]) == {"file", "line", "function", "region", "space", "bytes", "limit", "tiles"}
+    assert {r["region"] for r in records} == {"kernel 1", "kernel 2"}
+    assert all(r["bytes"] <= r["limit"] for r in records)
+    text = CliRunner().invoke(main, ["report", "fixtures/after/deepseek_v3_2_decode_front.py"]).stdout
+    assert "auto_incore at line 74" in text and "auto_incore at line 172" in text
+    assert "kernel 2 at line 173: for b in pl.parallel(0, batch, 1, chunk=1)" in text
+    bad = tmp_path / "bad.py"
+    bad.write_text("def f(:\n")
+    assert CliRunner().invoke(main, ["report", str(bad)]).exit_code == 1

@@ -1,0 +1,89 @@
+"""The independent strict check: migrated fixtures pass, originals and broken migrations fail."""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from codemods.strict import check_module
+from conftest import FIXTURES
+
+DEEPSEEK = sorted(p.name for p in (FIXTURES / "before").glob("deepseek_v3_2_*.py"))
+
+
+def violations(text: str, api) -> list[tuple[int, str]]:
+    module = cst.parse_module(text)
+    found = check_module(module, api)
+    pos = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    return [(pos[v.node].start.line, v.message) for v in found]
+
+
+@pytest.mark.parametrize("name", DEEPSEEK)
+def test_migrated_fixtures_obey_the_target_api(name, api):
+    assert violations((FIXTURES / "after" / name).read_text(), api) == []
+
+
+@pytest.mark.parametrize("name", DEEPSEEK)
+def test_originals_are_rejected_as_the_compiler_would(name, api):
+    messages = [m for _, m in violations((FIXTURES / "before" / name).read_text(), api)]
+    assert "Unknown tensor operation: view (removed; use pl.slice)" in messages
+    assert any(m.startswith("pl.create_tensor inside a kernel") for m in messages)
+    if "front" in name:  # the review's own example: an rsqrt of a Tensor
+        assert "The operator tile.rsqrt requires argument to be a TileType, but got TensorType" in messages
+
+
+def test_the_review_error_after_view_to_slice_only(run_rules, api):
+    """After only the rename, the kernel still fails where the review saw it fail."""
+    text = (FIXTURES / "before" / "deepseek_v3_2_decode_front.py").read_text()
+    renamed = run_rules(text, ("PTO001",)).output
+    found = violations(renamed, api)
+    assert (80, "The operator tile.rsqrt requires argument to be a TileType, but got TensorType") in found
+    assert any("row_expand_mul requires argument 1 to be a TileType" in m for _, m in found)
+
+
+MUTATIONS = [
+    # (what a careless hand-migration does, text replaced, replacement, expected message start)
+    ("slice left in a kernel", "x_chunk = pl.cast(pl.load(hidden_states, [b0, k0], [BATCH_TILE, K_CHUNK], target_memory=pl.MemorySpace.Vec), target_type=pl.FP32)",
+     "x_chunk = pl.cast(pl.slice(hidden_states, [BATCH_TILE, K_CHUNK], [b0, k0]), target_type=pl.FP32)", "a Tensor slice inside a kernel"),
+    ("scratch tile dropped", "pl.row_sum(pl.mul(q_a, q_a), q_sq_tmp)", "pl.row_sum(pl.mul(q_a, q_a))", "tile pl.row_sum needs its scratch tile"),
+    ("operand not moved to Left", "pl.matmul(pl.move(pl.move(q_normed_bf16, target_memory=pl.MemorySpace.Mat), target_memory=pl.MemorySpace.Left)",
+     "pl.matmul(pl.move(q_normed_bf16, target_memory=pl.MemorySpace.Mat)", "matmul operand in Mat"),
+    ("vector op on a Mat load", "gamma = pl.load(input_rms_weight, [0, k0], [1, K_CHUNK], target_memory=pl.MemorySpace.Vec)",
+     "gamma = pl.load(input_rms_weight, [0, k0], [1, K_CHUNK], target_memory=pl.MemorySpace.Mat)", "vector op pl.col_expand_mul reads a tile in Mat"),
+    ("shape arithmetic in a tile shape", "[1, ROPE_DIM_HALF], target_memory=pl.MemorySpace.Vec)\n                        cos_hi",
+     "[1, ROPE_DIM // 2], target_memory=pl.MemorySpace.Vec)\n                        cos_hi", "tile shape ROPE_DIM // 2 is not a compile-time constant"),
+    ("tensor.read left in a kernel", "pl.tile.read(seq_lens_tile, [b0 + r, 0])", "pl.tensor.read(seq_lens, [b0 + r, 0])", "pl.tensor.read inside a kernel"),
+    ("store replaced by assemble", "q_proj = pl.store(q_acc, [b0, q0], q_proj)", "q_proj = pl.assemble(q_proj, q_acc, [b0, q0])",
+     "The operator tensor.assemble requires argument 2 to be a TensorType, but got TileType"),
+    ("a tile name reused across kernels", "scores_2 = pl.reshape(", "scores = pl.reshape(", "tile name scores of kernel 1 is bound again in kernel 2"),
+]
+
+
+@pytest.mark.parametrize("what,old,new,expected", MUTATIONS, ids=[m[0] for m in MUTATIONS])
+def test_broken_migrations_are_caught(what, old, new, expected, api):
+    text = (FIXTURES / "after" / "deepseek_v3_2_decode_front.py").read_text()
+    assert old in text, "the mutation must apply"
+    if what == "a tile name reused across kernels":
+        text = text.replace("scores_2", "scores")
+    else:
+        text = text.replace(old, new, 1)
+    messages = [m for _, m in violations(text, api)]
+    assert any(m.startswith(expected) for m in messages), messages
+
+
+def test_tile_op_in_orchestration(api):
+    text = """import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function
+    def f(self, x: pl.Tensor[[4, 4], pl.FP32]) -> pl.Tensor[[4, 4], pl.FP32]:
+        t = pl.load(x, [0, 0], [4, 4], target_memory=pl.MemorySpace.Vec)
+        x = pl.store(pl.exp(t), [0, 0], x)
+        return x
+"""
+    messages = [m for _, m in violations(text, api)]
+    assert "tile op pl.load in orchestration: it belongs inside a kernel region" in messages
+    assert "tile op pl.exp in orchestration: it belongs inside a kernel region" in messages
