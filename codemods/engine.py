@@ -136,6 +136,7 @@ class _Dispatcher(ScopeTracker, cst.CSTTransformer):
         self._init_scopes(module)
         self.ctx = Context(module, self, api)
         self.touched: list[tuple[Rule, cst.CSTNode]] = []
+        self._orphans: list[list[cst.EmptyLine]] = []  # comments of removed statements, per open block
         self.leave: dict[str, list[tuple[Rule, Hook]]] = {}
         self.visit: dict[str, list[Callable[[cst.CSTNode, Context], None]]] = {}
         for rule in rules:
@@ -157,6 +158,8 @@ class _Dispatcher(ScopeTracker, cst.CSTTransformer):
         return [Edit(rule.id, *self.ctx.position(node)) for rule, node in self.touched]
 
     def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.IndentedBlock, cst.Module)):
+            self._orphans.append([])
         self._enter(node)
         for hook in self.visit.get(type(node).__name__, ()):
             hook(node, self.ctx)
@@ -183,8 +186,26 @@ class _Dispatcher(ScopeTracker, cst.CSTTransformer):
         edits = self.ctx.statement_edits.get(original)
         if edits:
             updated = self._apply_statement_edits(original, updated, edits)
+        if isinstance(original, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            updated = self._adopt_orphans(updated)
+        elif isinstance(original, (cst.IndentedBlock, cst.Module)):
+            orphans = self._orphans.pop()
+            if orphans:  # the block's last statement went: its comments stay at the block's end
+                updated = updated.with_changes(footer=[*orphans, *updated.footer])
         self._exit(original)
         return updated
+
+    def _adopt_orphans(self, updated):
+        """A removed statement's comments and blank lines go to the next statement of its block."""
+        if not self._orphans or not self._orphans[-1]:
+            return updated
+        if isinstance(updated, cst.RemovalSentinel):
+            return updated
+        lines, self._orphans[-1] = self._orphans[-1], []
+        if isinstance(updated, cst.FlattenSentinel):
+            first, *rest = list(updated.nodes)
+            return cst.FlattenSentinel([first.with_changes(leading_lines=[*lines, *first.leading_lines]), *rest])
+        return updated.with_changes(leading_lines=[*lines, *updated.leading_lines])
 
     def _apply_statement_edits(self, original, updated, edits):
         before, after, prepend, remove = [], [], [], False
@@ -210,6 +231,13 @@ class _Dispatcher(ScopeTracker, cst.CSTTransformer):
             before[0] = before[0].with_changes(leading_lines=[*lines[:split], *before[0].leading_lines])
             updated = updated.with_changes(leading_lines=lines[split:])
         middle = [] if remove else [updated]
+        if remove:
+            kept = [line for line in updated.leading_lines if not (line.comment and MARKER.search(line.comment.value))]
+            target = before[0] if before else None
+            if target is not None:
+                before[0] = target.with_changes(leading_lines=[*kept, *target.leading_lines])
+            elif self._orphans:
+                self._orphans[-1].extend(kept)
         if not (before or after):
             return cst.RemovalSentinel.REMOVE
         return cst.FlattenSentinel([*before, *middle, *after])

@@ -54,6 +54,18 @@ class RegionPlan:
     allocations: list[Allocation] = field(default_factory=list)
     pending_reload: dict[str, "Handoff"] = field(default_factory=dict)
     constants: dict[str, float] = field(default_factory=dict)  # the numbers the shapes evaluate with
+    fold_only: set[str] = field(default_factory=set)  # slice variables used only as sources of slices
+    views: dict[str, "View"] = field(default_factory=dict)
+
+
+@dataclass
+class View:
+    """A slice of a Tensor that is only ever sliced again: folded into its users' loads."""
+
+    root: str
+    offsets: tuple[str, ...]
+    cast: str | None
+    dtype: str | None
 
 
 @dataclass
@@ -223,7 +235,29 @@ class Planner:
                 )
                 rp.slice_space[name] = MAT if in_matmul and contexts else VEC
         rp.tile_vars = {n for n, vs in assigns.items() if (n not in rp.stored or n in rp.handoff) and any(self._tileish(v) for v in vs)}
+        for name, values in assigns.items():
+            if len(values) == 1 and self._view_parts(values[0]) is not None and uses[name] and all(
+                op in ("slice", "view") and i == 0 for op, i, _ in uses[name]
+            ):
+                rp.fold_only.add(name)
         return rp
+
+    def _view_parts(self, value):
+        """`slice(T, shape, off)` or `cast(slice(T, shape, off), target_type=D)`: (slice call, cast node)."""
+        cast = None
+        if self._call_op(value) == "cast":
+            kw = {a.keyword.value: a.value for a in value.args if a.keyword is not None}
+            pos = [a.value for a in value.args if a.keyword is None]
+            cast = kw.get("target_type") or (pos[1] if len(pos) > 1 else None)
+            value = pos[0] if pos else None
+        if self._call_op(value) not in ("slice", "view"):
+            return None
+        pos = [a.value for a in value.args if a.keyword is None]
+        if len(pos) < 3 or not isinstance(pos[0], cst.Name) or _codes(pos[2]) is None or any(a.keyword for a in value.args):
+            return None
+        if any(isinstance(n, cst.Call) for e in pos[2].elements for n in _walk(e.value)):
+            return None  # offsets with calls in them cannot be copied into another load
+        return value, cast
 
     def _tileish(self, value) -> bool:
         op = self._call_op(value)
@@ -286,6 +320,8 @@ class Planner:
             name = small.targets[0].target.value
             if rp is not None and name in rp.handoff and self._handoff_statement(small, stmt, name, env, rp):
                 return
+            if rp is not None and name in rp.fold_only and self._fold_view(small, stmt, name, env, rp):
+                return
             value = self._expr(small.value, env, _Stmt(stmt, rp, name, True))
             env[name] = value
             if rp is not None and value.is_tile:
@@ -309,6 +345,18 @@ class Planner:
             v = env.get(tensor) or UNKNOWN_VAL
             text = f"{tile} = pl.load({tensor}, {self._zeros(v)}, {self._shape_text(v.shape)}, target_memory=pl.MemorySpace.Vec)"
             self._edit(share, "prepend", rp.region.node, text)
+
+    def _fold_view(self, small: cst.Assign, stmt, name: str, env, rp: RegionPlan) -> bool:
+        view_call, cast = self._view_parts(small.value)
+        pos = [a.value for a in view_call.args if a.keyword is None]
+        root = env.get(pos[0].value)
+        if root is None or not root.is_tensor:
+            return False
+        dtype = _dtype(cast, self.ops) if cast is not None else root.dtype
+        rp.views[name] = View(pos[0].value, _codes(pos[2]), code(cast) if cast is not None else None, dtype)
+        self._edit("slice-to-load", "remove", stmt)
+        env[name] = Val(TENSOR, _codes(pos[1]), dtype)
+        return True
 
     # -- hand-off buffers (a value assembled piecewise from tiles) ----------------------
     def _handoff_statement(self, small: cst.Assign, stmt, name: str, env, rp: RegionPlan) -> bool:
@@ -498,6 +546,14 @@ class Planner:
             return Val(TENSOR, shape, src.dtype) if src.kind == TENSOR else src.but(shape=shape)
         if shape is not None:
             self._hoist_shape(pos[1], sc)
+        view = rp.views.get(pos[0].value) if isinstance(pos[0], cst.Name) else None
+        if view is not None and offsets is not None and len(offsets) == len(view.offsets) and "valid_shape" not in kw:
+            space = space or (rp.slice_space.get(sc.target, VEC) if sc.direct else VEC)
+            summed = "[" + ", ".join(_plus(a, b) for a, b in zip(view.offsets, offsets)) + "]"
+            self.plan.decisions["slice-to-load"][node] = ("fold", space, view.root, summed, view.cast)
+            if shape:
+                self._alloc(rp, space, shape, view.dtype, f"load of {view.root}", sc)
+            return Val(TILE, shape, view.dtype, space)
         if src.is_tensor:
             if space is None:
                 space = rp.slice_space.get(sc.target, VEC) if sc.direct else VEC
@@ -775,6 +831,22 @@ def _body(node) -> list:
     if isinstance(body, (list, tuple)):
         return list(body)
     return []
+
+
+def _plus(a: str, b: str) -> str:
+    if a == "0":
+        return b
+    if b == "0":
+        return a
+    return f"{a} + {b}"
+
+
+def _walk(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children)
 
 
 def _is_name(node, name: str) -> bool:

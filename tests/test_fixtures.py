@@ -91,3 +91,16 @@ def test_every_deepseek_fixture_is_fully_migrated(run_rules):
         result = run_rules((FIXTURES / "after" / name).read_text())
         assert result.edits == []
         assert {f.rule for f in result.findings} <= {"PTO012", "PTO013"}, name
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_comment_is_lost(name):
+    """Every comment of the original is in the migration, in the same order."""
+    import io
+    import tokenize
+
+    def comments(text):
+        toks = tokenize.generate_tokens(io.StringIO(text.lstrip("\ufeff")).readline)
+        return [t.string for t in toks if t.type == tokenize.COMMENT and "pypto-migrate:" not in t.string]
+
+    assert comments(_read(FIXTURES / "after" / name)) == comments(_read(FIXTURES / "before" / name))

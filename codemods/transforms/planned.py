@@ -70,12 +70,17 @@ def _args(call: cst.Call) -> tuple[list[cst.BaseExpression], dict[str, cst.BaseE
 
 
 class SliceToLoad(Planned):
-    templates = ("match", "replace", "match_valid", "replace_valid", "reduce_rank")
+    templates = ("match", "replace", "match_valid", "replace_valid", "reduce_rank", "fold", "fold_cast")
 
     def leave_Call(self, original, updated, ctx):
         decision = self.decisions.get(original)
         if decision is None:
             return None
+        if decision[0] == "fold":  # a slice of a slice: one load from the root at the summed offset
+            _, space, root, offset, cast = decision
+            pos, _ = _args(updated)
+            fields = {"root": root, "offset": offset, "space": space, "dtype": cast}
+            return self.fill(self.t["fold_cast" if cast else "fold"].format(**fields), shape=pos[1])
         space, lead = decision
         has_valid = any(a.keyword is not None and a.keyword.value == "valid_shape" for a in updated.args)
         suffix = "_valid" if has_valid else ""
