@@ -106,7 +106,7 @@ def run_command(paths, write, diff_file, select, ignore, jobs) -> None:
     _rule_table(summary, rules)
     if summary.kernels:
         _console().print(
-            f"capacity: {summary.kernels} kernel regions checked against the 910B buffer limits, "
+            f"capacity: {summary.kernels} kernel region{'s' * (summary.kernels != 1)} checked against the 910B buffer limits, "
             f"{summary.over_budget} over a limit (pypto-migrate report shows the numbers)"
         )
     verb = "migrated" if write else "would be migrated"

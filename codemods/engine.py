@@ -323,30 +323,36 @@ def migrate(
     """
     bom = BOM if text.startswith(BOM) else ""
     body = text[len(bom):]
-    module = parse(body)
-    dispatcher = _Dispatcher(module, rules, api)
-    new_module = module.visit(dispatcher)
-    output = new_module.code
-    if output != body:
-        try:
-            out_module = cst.parse_module(output)
-        except cst.ParserSyntaxError as exc:
-            ids = sorted({rule.id for rule, _ in dispatcher.touched})
-            raise EngineError(
-                f"engine error: rule(s) {', '.join(ids)} produced code that does not parse ({_reason(exc)}); "
-                "the file was left as it was",
-                exc.editor_line,
-                exc.editor_column,
-            )
-    else:
-        out_module = module
+    module = out_module = parse(body)
+    output = body
+    edits: list[Edit] = []
+    plan = None
+    # Rules that restructure kernel regions run first; the type-directed ones then plan on
+    # the restructured code. Each phase is one traversal serving all of its rules.
+    for phase in sorted({r.phase for r in rules}):
+        dispatcher = _Dispatcher(out_module, tuple(r for r in rules if r.phase == phase), api)
+        new_module = out_module.visit(dispatcher)
+        edits += dispatcher.edits
+        plan = dispatcher.ctx._plan or plan
+        new_output = new_module.code
+        if new_output != output:
+            try:
+                out_module = cst.parse_module(new_output)
+            except cst.ParserSyntaxError as exc:
+                ids = sorted({rule.id for rule, _ in dispatcher.touched})
+                raise EngineError(
+                    f"engine error: rule(s) {', '.join(ids)} produced code that does not parse ({_reason(exc)}); "
+                    "the file was left as it was",
+                    exc.editor_line,
+                    exc.editor_column,
+                )
+            output = new_output
     findings, reviewed = scan(out_module, output, api, known_ids)
     if strict:
         findings = sorted(findings + _strict_findings(out_module, api), key=lambda f: (f.line, f.column, f.rule))
-    plan = dispatcher.ctx._plan
     kernels = len(plan.region_plans) if plan is not None else 0
     over = sum(1 for rule, _, _ in plan.flags if rule == "capacity") if plan is not None else 0
-    return Result(text, bom + output, dispatcher.edits, findings, reviewed, kernels, over)
+    return Result(text, bom + output, edits, findings, reviewed, kernels, over)
 
 
 def scan(module: cst.Module, text: str, api: ApiTable, known_ids: frozenset[str]) -> tuple[list[Finding], int]:

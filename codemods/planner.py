@@ -165,10 +165,10 @@ class Planner:
         created, assembled, assigns = set(), set(), defaultdict(list)
         uses: dict[str, list[tuple]] = defaultdict(list)
 
-        def visit(node, parent_op=None, parent_index=None, grand=None):
+        def visit(node, parent_op=None, parent_index=None, grand=None, call=None):
             if isinstance(node, cst.Name):
                 rp.name_nodes.setdefault(node.value, []).append(node)
-                uses[node.value].append((parent_op, parent_index, grand))
+                uses[node.value].append((parent_op, parent_index, grand, call))
                 return
             if isinstance(node, cst.Call):
                 op = self.ops.get(node)
@@ -176,7 +176,7 @@ class Planner:
                     if arg.keyword is not None:
                         visit(arg.value, None, None)
                     else:
-                        visit(arg.value, op, i, (parent_op, parent_index))
+                        visit(arg.value, op, i, (parent_op, parent_index), node)
                 visit(node.func, None, None)
                 return
             if isinstance(node, cst.Attribute):
@@ -231,14 +231,16 @@ class Planner:
                 contexts = [u for u in uses[name] if u[0] is not None or u[2] is not None]
                 in_matmul = all(
                     (op == "matmul" and i in (0, 1)) or (op == "transpose" and i == 0 and g and g[0] == "matmul")
-                    for op, i, g in uses[name]
+                    for op, i, g, _ in uses[name]
                 )
                 rp.slice_space[name] = MAT if in_matmul and contexts else VEC
         rp.tile_vars = {n for n, vs in assigns.items() if (n not in rp.stored or n in rp.handoff) and any(self._tileish(v) for v in vs)}
         for name, values in assigns.items():
-            if len(values) == 1 and self._view_parts(values[0]) is not None and uses[name] and all(
-                op in ("slice", "view") and i == 0 for op, i, _ in uses[name]
-            ):
+            parts = self._view_parts(values[0]) if len(values) == 1 else None
+            if parts is None or not uses[name]:
+                continue
+            rank = len(parts[0].args[2].value.elements)
+            if all(op in ("slice", "view") and i == 0 and self._foldable_use(call, rank) for op, i, _, call in uses[name]):
                 rp.fold_only.add(name)
         return rp
 
@@ -258,6 +260,11 @@ class Planner:
         if any(isinstance(n, cst.Call) for e in pos[2].elements for n in _walk(e.value)):
             return None  # offsets with calls in them cannot be copied into another load
         return value, cast
+
+    def _foldable_use(self, call, rank: int) -> bool:
+        pos = [a.value for a in call.args if a.keyword is None]
+        offsets = _codes(pos[2]) if len(pos) > 2 else None
+        return offsets is not None and len(offsets) == rank and not any(a.keyword for a in call.args)
 
     def _tileish(self, value) -> bool:
         op = self._call_op(value)
@@ -352,8 +359,18 @@ class Planner:
         root = env.get(pos[0].value)
         if root is None or not root.is_tensor:
             return False
+        offsets = _codes(pos[2])
+        inner = rp.views.get(pos[0].value)
+        if inner is not None:  # a view of a view: compose down to the real tensor
+            if len(inner.offsets) != len(offsets) or (inner.cast and cast is not None):
+                return False
+            offsets = tuple(_plus(a, b) for a, b in zip(inner.offsets, offsets))
+            cast = cast if cast is not None else None
+            root_name, cast_text = inner.root, inner.cast or (code(cast) if cast is not None else None)
+        else:
+            root_name, cast_text = pos[0].value, code(cast) if cast is not None else None
         dtype = _dtype(cast, self.ops) if cast is not None else root.dtype
-        rp.views[name] = View(pos[0].value, _codes(pos[2]), code(cast) if cast is not None else None, dtype)
+        rp.views[name] = View(root_name, offsets, cast_text, dtype)
         self._edit("slice-to-load", "remove", stmt)
         env[name] = Val(TENSOR, _codes(pos[1]), dtype)
         return True
@@ -464,7 +481,7 @@ class Planner:
             if shape and _is_true(kw.get("transpose")):
                 shape = shape[::-1]
             if rp is not None and shape:
-                self._alloc(rp, space, shape, src.dtype, f"move of {code(pos[0])[:40]} to {space}", sc)
+                self._alloc(rp, space, shape, src.dtype, f"{self._operand_name(pos[0])} moved to {space}", sc)
             return Val(TILE, shape, src.dtype, space)
         if op == "store":
             for p in pos:
@@ -678,13 +695,25 @@ class Planner:
         if v.space == side and not transposed:
             return v.but(shape=shape), None
         how = ("mat" if v.space == MAT else "vec") + ("-t" if transposed else "")
+        what = self._operand_name(inner)
         if how.startswith("vec") and v.shape:
-            self._alloc(rp, MAT, v.shape, v.dtype, f"move of {code(inner)[:40]} to Mat", sc)
+            self._alloc(rp, MAT, v.shape, v.dtype, f"copy of {what} in Mat", sc)
         if shape:
-            self._alloc(rp, side, shape, v.dtype, f"{'lhs' if side == LEFT else 'rhs'} operand {code(inner)[:40]}", sc)
+            self._alloc(rp, side, shape, v.dtype, f"{'lhs' if side == LEFT else 'rhs'} operand, {what}", sc)
         return Val(TILE, shape, v.dtype, side), how
 
     # -- helpers -------------------------------------------------------------------------
+    def _operand_name(self, node) -> str:
+        """How a report names an operand: `x_chunk`, `a tile of wq`, `a pl.cast result`."""
+        op = self._call_op(node)
+        if op in ("slice", "view", "load") and node.args:
+            return f"a tile of {code(node.args[0].value)}"
+        if op == "move" and node.args:
+            return self._operand_name(node.args[0].value)
+        if op:
+            return f"a pl.{op} result"
+        return code(node) if isinstance(node, cst.Name) else "an expression"
+
     def _load_operand(self, arg, v: Val, rp: RegionPlan, sc: _Stmt, space: str = VEC) -> Val:
         """A Tensor used where a Tile is needed inside a kernel: load it whole, once, at the kernel's start."""
         if not isinstance(arg, cst.Name) or not v.shape:

@@ -42,6 +42,7 @@ class Rule:
     examples: tuple[Example, ...]
     unchanged: tuple[str, ...]
     path: Path
+    phase: int = 1  # 0: restructures kernel regions, before the type-directed rules plan
 
     def describe(self) -> str:
         return f"{self.id} {self.name}"
@@ -127,6 +128,7 @@ def load_rule(path: Path) -> Rule:
         examples=examples,
         unchanged=unchanged,
         path=path,
+        phase=int(data.get("phase", 1)),
     )
 
 

@@ -40,7 +40,7 @@ def test_overflow_names_the_tile_and_constants(run_rules):
     result = run_rules(rule.examples[0].before)
     (finding,) = [f for f in result.findings if f.rule == rule.id]
     assert finding.message == (
-        "kernel 1, Right: 128 KB of 64 KB; largest: the [K_CHUNK, Q_OUT_CHUNK] BF16 move of w_chunk to Right "
+        "kernel 1, Right: 128 KB of 64 KB; largest: the [K_CHUNK, Q_OUT_CHUNK] BF16 w_chunk moved to Right "
         "(128 KB); K_CHUNK=512, Q_OUT_CHUNK=128"
     )
 
@@ -60,3 +60,15 @@ def test_report_json_records_and_scopes(tmp_path, monkeypatch):
     bad = tmp_path / "bad.py"
     bad.write_text("def f(:\n")
     assert CliRunner().invoke(main, ["report", str(bad)]).exit_code == 1
+
+
+def test_edge_capacity_by_hand(api):
+    # BATCH_TILE=16, K_CHUNK=512, Q_OUT_CHUNK=128.
+    # Right: the wq tile [512, 128] BF16 = 131072 B (twice the 65536 B limit).
+    # Mat: x_chunk [16, 512] BF16 = 16384 (a variable, only a matmul operand) + the wq tile 131072.
+    # Left: x_chunk moved, 16384. Acc: [16, 128] FP32 = 8192. Vec: the accumulator, 8192.
+    usage, rep = usage_of(FIXTURES / "before" / "edge_capacity.py", api)
+    assert [usage["kernel 1", s] for s in ("Vec", "Mat", "Left", "Right", "Acc")] == [8192, 147456, 16384, 131072, 8192]
+    (kernel,) = rep.kernels
+    assert [u.space for u in kernel.usage if u.over] == ["Right"]
+    assert "OVER" in rep.text() and "K_CHUNK=512, Q_OUT_CHUNK=128" in rep.text()

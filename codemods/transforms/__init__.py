@@ -13,9 +13,11 @@ from functools import lru_cache
 from ..rulebook import ApiTable, Rule, RuleFileError
 from .call_pattern import CallPattern
 from .planned import KINDS as PLANNED
+from .regions import WrapIncore
 
 KINDS = {
     "call-pattern": CallPattern,
+    "wrap-incore": WrapIncore,
     **PLANNED,
 }
 
