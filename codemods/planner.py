@@ -163,6 +163,7 @@ class Planner:
     def _prescan(self, region: Region, body: list) -> RegionPlan:
         rp = RegionPlan(region, body)
         created, assembled, assigns = set(), set(), defaultdict(list)
+        statement_of: dict[cst.CSTNode, cst.CSTNode] = {}
         uses: dict[str, list[tuple]] = defaultdict(list)
 
         def visit(node, parent_op=None, parent_index=None, grand=None, call=None):
@@ -192,6 +193,7 @@ class Planner:
                         name = small.targets[0].target.value
                         rp.name_nodes.setdefault(name, []).append(small.targets[0].target)
                         assigns[name].append(small.value)
+                        statement_of[small.value] = s
                         op = self._call_op(small.value)
                         if op == "create_tensor":
                             created.add(name)
@@ -221,6 +223,8 @@ class Planner:
 
         for s in body:
             scan_stmt(s)
+        for node, message in self._padding(rp, assigns, uses, created):
+            self._flag("padding-buffer", statement_of[node], message)
         for name in created & assembled:
             call = next(v for v in assigns[name] if self._call_op(v) == "create_tensor")
             shape, dtype, valid = self._creation(call)
@@ -243,6 +247,17 @@ class Planner:
             if all(op in ("slice", "view") and i == 0 and self._foldable_use(call, rank) for op, i, _, call in uses[name]):
                 rp.fold_only.add(name)
         return rp
+
+    def _padding(self, rp: RegionPlan, assigns, uses, created) -> list[tuple[cst.CSTNode, str]]:
+        """A buffer that is only ever used to update itself is never read: padding, or a leftover."""
+        found = []
+        for name in created | {n for n, vs in assigns.items() if any(self._call_op(v) == "create_tile" for v in vs)}:
+            own = sum(1 for v in assigns[name] for n in _walk(v) if isinstance(n, cst.Name) and n.value == name)
+            if own == len(uses[name]) and name not in rp.stored:
+                node = next(v for v in assigns[name] if self._call_op(v) in ("create_tensor", "create_tile"))
+                found.append((node, f"{name} is written but never read: a padding buffer kept only to raise "
+                              "the reported occupancy? Remove it, or keep it deliberately"))
+        return found
 
     def _view_parts(self, value):
         """`slice(T, shape, off)` or `cast(slice(T, shape, off), target_type=D)`: (slice call, cast node)."""
