@@ -10,6 +10,8 @@ import, def) hides the module's import; class bodies do not leak into their meth
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import libcst as cst
 
 NOT_MODULE = ""  # a binding that is not an import of interest
@@ -36,89 +38,115 @@ def _import_bindings(node: cst.Import | cst.ImportFrom) -> dict[str, str]:
     return out
 
 
-class _Bindings(cst.CSTVisitor):
-    """Names bound directly in one scope; nested functions and classes are other scopes."""
+def _targets(node, bind) -> None:
+    if isinstance(node, cst.Name):
+        bind(node.value)
+    elif isinstance(node, (cst.Tuple, cst.List)):
+        for element in node.elements:
+            _targets(element.value, bind)
+    elif isinstance(node, cst.StarredElement):
+        _targets(node.value, bind)
 
-    def __init__(self) -> None:
-        self.names: dict[str, set[str]] = {}
-        self.globals: set[str] = set()
 
-    def bind(self, name: str, target: str = NOT_MODULE) -> None:
-        self.names.setdefault(name, set()).add(target)
+def _bind_statements(body, names: dict[str, set[str]], globals_: set[str]) -> None:
+    """Names bound directly in a scope, found by walking statements only (fast: expressions are
+    not entered, so a walrus inside an expression is not seen; kernels do not use them)."""
 
-    def _targets(self, node: cst.CSTNode) -> None:
-        if isinstance(node, cst.Name):
-            self.bind(node.value)
-        elif isinstance(node, (cst.Tuple, cst.List)):
-            for element in node.elements:
-                self._targets(element.value)
-        elif isinstance(node, cst.StarredElement):
-            self._targets(node.value)
+    def bind(name: str, target: str = NOT_MODULE) -> None:
+        names.setdefault(name, set()).add(target)
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        self.bind(node.name.value)
-        return False
+    for statement in body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign):
+                    for t in small.targets:
+                        _targets(t.target, bind)
+                elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+                    _targets(small.target, bind)
+                elif isinstance(small, (cst.Import, cst.ImportFrom)):
+                    for name, target in _import_bindings(small).items():
+                        bind(name, target)
+                elif isinstance(small, (cst.Global, cst.Nonlocal)):
+                    globals_.update(n.name.value for n in small.names)
+        elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            bind(statement.name.value)
+        elif isinstance(statement, cst.BaseCompoundStatement):
+            if isinstance(statement, cst.For):
+                _targets(statement.target, bind)
+            elif isinstance(statement, cst.With):
+                for item in statement.items:
+                    if item.asname is not None:
+                        _targets(item.asname.name, bind)
+            elif isinstance(statement, cst.Try):
+                for handler in statement.handlers:
+                    if handler.name is not None:
+                        _targets(handler.name.name, bind)
+                    _bind_statements(_block(handler), names, globals_)
+                for part in (statement.orelse, statement.finalbody):
+                    if part is not None:
+                        _bind_statements(_block(part), names, globals_)
+            _bind_statements(_block(statement), names, globals_)
+            orelse = getattr(statement, "orelse", None)
+            if isinstance(orelse, cst.If):  # elif
+                _bind_statements([orelse], names, globals_)
+            elif isinstance(orelse, cst.Else):
+                _bind_statements(_block(orelse), names, globals_)
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        self.bind(node.name.value)
-        return False
 
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
+def _block(node) -> list:
+    body = getattr(node, "body", None)
+    if isinstance(body, cst.IndentedBlock):
+        return list(body.body)
+    if isinstance(body, (list, tuple)):
+        return list(body)
+    if isinstance(body, cst.SimpleStatementSuite):
+        return [cst.SimpleStatementLine(body=body.body)]
+    return []
 
-    def visit_ListComp(self, node) -> bool:
-        return False
 
-    visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp
+class IdentityCache:
+    """A small LRU cache keyed by object identity. CST nodes are immutable but take no weak
+    references; the cache holds the key itself, so a recycled id can never be mistaken."""
 
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._targets(node.target)
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.items: OrderedDict[int, tuple[object, object]] = OrderedDict()
 
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._targets(node.target)
+    def get(self, key, make):
+        hit = self.items.get(id(key))
+        if hit is not None and hit[0] is key:
+            self.items.move_to_end(id(key))
+            return hit[1]
+        value = make(key)
+        self.items[id(key)] = (key, value)
+        if len(self.items) > self.size:
+            self.items.popitem(last=False)
+        return value
 
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._targets(node.target)
 
-    def visit_For(self, node: cst.For) -> None:
-        self._targets(node.target)
-
-    def visit_AsName(self, node: cst.AsName) -> None:  # with ... as x, except ... as x
-        self._targets(node.name)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._targets(node.target)
-
-    def visit_Import(self, node: cst.Import) -> bool:
-        for name, target in _import_bindings(node).items():
-            self.bind(name, target)
-        return False
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
-        for name, target in _import_bindings(node).items():
-            self.bind(name, target)
-        return False
-
-    def visit_Global(self, node: cst.Global) -> None:
-        self.globals.update(n.name.value for n in node.names)
-
-    visit_Nonlocal = visit_Global
+_SCOPES = IdentityCache(512)
 
 
 def scope_of(node: cst.Module | cst.FunctionDef | cst.Lambda | cst.ClassDef) -> dict[str, set[str]]:
-    collector = _Bindings()
+    """The names bound directly in a scope; trees are immutable, so each is computed once."""
+    return _SCOPES.get(node, _collect)
+
+
+def _collect(node) -> dict[str, set[str]]:
+    names: dict[str, set[str]] = {}
+    globals_: set[str] = set()
     if isinstance(node, (cst.FunctionDef, cst.Lambda)):
         for param in _params(node.params):
-            collector.bind(param.name.value)
-        node.body.visit(collector)
+            names.setdefault(param.name.value, set()).add(NOT_MODULE)
+        if isinstance(node, cst.FunctionDef):
+            _bind_statements(_block(node), names, globals_)
     elif isinstance(node, cst.ClassDef):
-        node.body.visit(collector)
+        _bind_statements(_block(node), names, globals_)
     else:
-        for statement in node.body:
-            statement.visit(collector)
-    for name in collector.globals:
-        collector.names.pop(name, None)
-    return collector.names
+        _bind_statements(node.body, names, globals_)
+    for name in globals_:
+        names.pop(name, None)
+    return names
 
 
 def _params(params: cst.Parameters):

@@ -430,7 +430,7 @@ def _strict_findings(module: cst.Module, api: ApiTable) -> list[Finding]:
 
 
 def _removed_references(module: cst.Module, text: str, api: ApiTable) -> list[Finding]:
-    if not any(op.rsplit(".", 1)[-1] in text for op in api.removed()):
+    if not any(re.search(rf"\b{re.escape(op.rsplit('.', 1)[-1])}\b", text) for op in api.removed()):
         return []  # the common case after a migration: no need to walk the tree
     visitor = _RemovedRefs(module, api)
     module.visit(visitor)

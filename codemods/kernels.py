@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from .aliases import ScopeTracker
+from .aliases import IdentityCache, ScopeTracker
 
 EMPTY = cst.Module([])
 
@@ -27,10 +27,14 @@ class OpIndex(ScopeTracker, cst.CSTVisitor):
 
     def __init__(self, module: cst.Module, prefix: str) -> None:
         super().__init__()
-        self._init_scopes(module)
         self.prefix = prefix + "."
-        self.ops: dict[cst.CSTNode, str] = {}
+        self.ops: dict[cst.CSTNode, str] = _OP_INDEXES.get(module, self._index)
+
+    def _index(self, module: cst.Module) -> dict[cst.CSTNode, str]:
+        self._init_scopes(module)
+        self.ops = {}
         module.visit(self)
+        return self.ops
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         self._enter(node)
@@ -44,6 +48,10 @@ class OpIndex(ScopeTracker, cst.CSTVisitor):
     def on_leave(self, original: cst.CSTNode) -> None:
         self._exit(original)
 
+
+# Trees are immutable: the planner, the region rule and the strict check share one index per
+# module. (One process serves one API table, so the module alone is the key.)
+_OP_INDEXES = IdentityCache(4)
 
 _ARITH = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Div, ast.Mod, ast.Pow)
 

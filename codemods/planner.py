@@ -122,7 +122,8 @@ class Planner:
         self.ops = self.index.ops
         self.plan = Plan()
         self.hoisted: dict[tuple[str, str], str] = {}
-        self.taken: set[str] = set(_all_names(module))
+        # Every identifier-like word of the file: a superset of its names, so fresh names never clash.
+        self.taken: set[str] = set(re.findall(r"[A-Za-z_]\w*", module.code))
 
     # -- entry ---------------------------------------------------------------------------
     def run(self) -> Plan:
@@ -967,14 +968,3 @@ def _uses_whole(statement, name: str, ops) -> bool:
 
     statement.visit(V())
     return found
-
-
-def _all_names(module: cst.Module) -> set[str]:
-    names: set[str] = set()
-
-    class V(cst.CSTVisitor):
-        def visit_Name(self, node: cst.Name) -> None:
-            names.add(node.value)
-
-    module.visit(V())
-    return names
