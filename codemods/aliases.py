@@ -5,7 +5,8 @@ node and dominated the run time; we need one fact: does `pl.view` here mean
 `pypto.language.view`? A scope stack of bound names answers it in one cheap pass per
 function body. A name bound in a function (parameter, assignment, loop or `with` target,
 import, def) hides the module's import; class bodies do not leak into their methods;
-`global` defers to the module.
+`global` defers to the module. Bindings are read off statements only, so a walrus inside an
+expression is not seen; kernels do not bind names that way.
 """
 
 from __future__ import annotations
