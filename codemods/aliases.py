@@ -15,6 +15,8 @@ from collections import OrderedDict
 
 import libcst as cst
 
+from .syntax import code, statements
+
 NOT_MODULE = ""  # a binding that is not an import of interest
 
 
@@ -22,7 +24,7 @@ def _import_bindings(node: cst.Import | cst.ImportFrom) -> dict[str, str]:
     out: dict[str, str] = {}
     if isinstance(node, cst.Import):
         for alias in node.names:
-            full = cst.Module([]).code_for_node(alias.name)
+            full = code(alias.name)
             if alias.asname is not None:
                 out[alias.asname.name.value] = full  # type: ignore[union-attr]
             else:
@@ -31,9 +33,9 @@ def _import_bindings(node: cst.Import | cst.ImportFrom) -> dict[str, str]:
         return out
     if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
         return out
-    base = cst.Module([]).code_for_node(node.module)
+    base = code(node.module)
     for alias in node.names:
-        name = alias.name.value if isinstance(alias.name, cst.Name) else cst.Module([]).code_for_node(alias.name)
+        name = alias.name.value if isinstance(alias.name, cst.Name) else code(alias.name)
         bound = alias.asname.name.value if alias.asname is not None else name  # type: ignore[union-attr]
         out[bound] = f"{base}.{name}"
     return out
@@ -82,27 +84,18 @@ def _bind_statements(body, names: dict[str, set[str]], globals_: set[str]) -> No
                 for handler in statement.handlers:
                     if handler.name is not None:
                         _targets(handler.name.name, bind)
-                    _bind_statements(_block(handler), names, globals_)
+                    _bind_statements(statements(handler), names, globals_)
                 for part in (statement.orelse, statement.finalbody):
                     if part is not None:
-                        _bind_statements(_block(part), names, globals_)
-            _bind_statements(_block(statement), names, globals_)
+                        _bind_statements(statements(part), names, globals_)
+            _bind_statements(statements(statement), names, globals_)
             orelse = getattr(statement, "orelse", None)
             if isinstance(orelse, cst.If):  # elif
                 _bind_statements([orelse], names, globals_)
             elif isinstance(orelse, cst.Else):
-                _bind_statements(_block(orelse), names, globals_)
+                _bind_statements(statements(orelse), names, globals_)
 
 
-def _block(node) -> list:
-    body = getattr(node, "body", None)
-    if isinstance(body, cst.IndentedBlock):
-        return list(body.body)
-    if isinstance(body, (list, tuple)):
-        return list(body)
-    if isinstance(body, cst.SimpleStatementSuite):
-        return [cst.SimpleStatementLine(body=body.body)]
-    return []
 
 
 class IdentityCache:
@@ -140,9 +133,9 @@ def _collect(node) -> dict[str, set[str]]:
         for param in _params(node.params):
             names.setdefault(param.name.value, set()).add(NOT_MODULE)
         if isinstance(node, cst.FunctionDef):
-            _bind_statements(_block(node), names, globals_)
+            _bind_statements(statements(node), names, globals_)
     elif isinstance(node, cst.ClassDef):
-        _bind_statements(_block(node), names, globals_)
+        _bind_statements(statements(node), names, globals_)
     else:
         _bind_statements(node.body, names, globals_)
     for name in globals_:

@@ -20,10 +20,10 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .aliases import ScopeTracker
 from .rulebook import ApiTable, Rule
+from .syntax import code
 from .transforms import make_transform
 
 BOM = "\ufeff"
-_EMPTY = cst.Module([])
 MARKER = re.compile(
     r"#\s*pypto-migrate:\s*(?P<state>reviewed|review)\s+(?P<ids>[A-Za-z0-9]+(?:\s*,\s*[A-Za-z0-9]+)*)"
     r"(?::\s*(?P<text>.*))?$"
@@ -406,7 +406,7 @@ class _RemovedRefs(ScopeTracker, cst.CSTVisitor):
             name = self.qualified(target)
             op = name[len(self.prefix):] if name and name.startswith(self.prefix) else None
             if op in self.removed:
-                written = _EMPTY.code_for_node(target)
+                written = code(target)
                 instead = written[: len(written) - len(op.split(".")[-1])] + self.removed[op].replacement
                 message = f"{written} was removed in the {self.version} API (use {instead}); not rewritten here, change it by hand"
                 self.found.append((target, message))

@@ -14,13 +14,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from .aliases import IdentityCache, ScopeTracker
-
-EMPTY = cst.Module([])
-
-
-def code(node: cst.CSTNode) -> str:
-    return EMPTY.code_for_node(node)
-
+from .syntax import code, statements
 
 class OpIndex(ScopeTracker, cst.CSTVisitor):
     """Every call (and attribute) of the module that names a pypto.language member."""
@@ -208,17 +202,14 @@ def kernel_functions(module: cst.Module, ops: dict[cst.CSTNode, str]) -> list[Ke
                     found.append(KernelFunction(statement, builder, program, consts))
                 elif builder is None and program is None:
                     inner = {**consts, **builder_constants(statement, consts)}
-                    walk(_body(statement), statement, None, inner)
+                    walk(statements(statement), statement, None, inner)
             elif isinstance(statement, cst.ClassDef):
-                walk(_body(statement), builder, statement if decorated(statement, "program") else program, consts)
+                walk(statements(statement), builder, statement if decorated(statement, "program") else program, consts)
 
     walk(module.body, None, None, mod_consts)
     return found
 
 
-def _body(node) -> list:
-    body = getattr(node, "body", None)
-    return list(body.body) if isinstance(body, cst.IndentedBlock) else []
 
 
 def find_regions(func: cst.FunctionDef, ops: dict[cst.CSTNode, str], env: dict[str, float]) -> list[tuple[Region, list]]:
@@ -233,21 +224,21 @@ def find_regions(func: cst.FunctionDef, ops: dict[cst.CSTNode, str], env: dict[s
             if isinstance(s, cst.With):
                 names = [op(item.item) for item in s.items]
                 if "incore" in names and not inside:
-                    found.append((Region(len(found) + 1, "incore", s, scope), _body(s)))
-                    walk(_body(s), scope, True)
+                    found.append((Region(len(found) + 1, "incore", s, scope), statements(s)))
+                    walk(statements(s), scope, True)
                 else:
-                    walk(_body(s), s if "auto_incore" in names else scope, inside)
+                    walk(statements(s), s if "auto_incore" in names else scope, inside)
             elif isinstance(s, cst.For):
                 r = _parallel_region(s, scope, len(found) + 1, ops, env) if scope is not None and not inside else None
                 if r is not None:
-                    found.append((r, _body(s)))
-                walk(_body(s), scope, inside or r is not None)
+                    found.append((r, statements(s)))
+                walk(statements(s), scope, inside or r is not None)
             elif isinstance(s, (cst.If, cst.While)):
-                walk(_body(s), scope, inside)
+                walk(statements(s), scope, inside)
                 if isinstance(s, cst.If) and s.orelse is not None:
-                    walk(_body(s.orelse), scope, inside)
+                    walk(statements(s.orelse), scope, inside)
 
-    walk(_body(func), None, False)
+    walk(statements(func), None, False)
     return found
 
 

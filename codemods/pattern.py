@@ -23,9 +23,10 @@ from functools import lru_cache
 
 import libcst as cst
 
+from .syntax import code
+
 _MV = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _PREFIX = "__mv_"
-_EMPTY = cst.Module([])
 
 
 class PatternError(ValueError):
@@ -83,7 +84,7 @@ def compile_call(text: str, module_alias: str = "pl") -> CallTemplate:
         keyword = arg.keyword.value if arg.keyword else None
         if arg.star == "*":
             if var is None:
-                raise PatternError(f"*{cst.Module([]).code_for_node(arg.value)} must be *$name")
+                raise PatternError(f"*{code(arg.value)} must be *$name")
             slots.append(Slot("rest", var, None, arg))
         elif arg.star == "**":
             if var is None:
@@ -98,8 +99,8 @@ def compile_call(text: str, module_alias: str = "pl") -> CallTemplate:
 
 def _same_code(a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
     try:
-        return ast.dump(ast.parse(_EMPTY.code_for_node(a), mode="eval")) == ast.dump(
-            ast.parse(_EMPTY.code_for_node(b), mode="eval")
+        return ast.dump(ast.parse(code(a), mode="eval")) == ast.dump(
+            ast.parse(code(b), mode="eval")
         )
     except SyntaxError:
         return False

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from .capacity import region_usage
-from .kernels import Constant, KernelFunction, OpIndex, Region, code, evaluate, find_regions, kernel_functions
+from .kernels import Constant, KernelFunction, OpIndex, Region, evaluate, find_regions, kernel_functions
+from .syntax import code, statements, walk
 from .rulebook import ApiTable
 from .values import ACC, LEFT, MAT, MATMUL_ACC_DTYPE, RIGHT, SCALAR_VAL, TENSOR, TILE, UNKNOWN_VAL, VEC, Val, join, row_reduced
 
@@ -153,7 +154,7 @@ class Planner:
             if param.annotation is not None:
                 env[param.name.value] = self._annotation(param.annotation.annotation)
         self.escaped: dict[str, Region] = {}
-        self._block(_body(kf.node), env, None, None)
+        self._block(statements(kf.node), env, None, None)
         for p in plans:
             self._capacity(p)
 
@@ -209,17 +210,17 @@ class Planner:
                 if isinstance(s.target, cst.Name):
                     rp.name_nodes.setdefault(s.target.value, []).append(s.target)
                 visit(s.iter)
-                for inner in _body(s):
+                for inner in statements(s):
                     scan_stmt(inner)
             elif isinstance(s, (cst.If, cst.While)):
                 visit(s.test)
-                for inner in _body(s):
+                for inner in statements(s):
                     scan_stmt(inner)
                 if isinstance(s, cst.If) and s.orelse is not None:
-                    for inner in _body(s.orelse):
+                    for inner in statements(s.orelse):
                         scan_stmt(inner)
             elif isinstance(s, cst.With):
-                for inner in _body(s):
+                for inner in statements(s):
                     scan_stmt(inner)
 
         for s in body:
@@ -253,7 +254,7 @@ class Planner:
         """A buffer that is only ever used to update itself is never read: padding, or a leftover."""
         found = []
         for name in created | {n for n, vs in assigns.items() if any(self._call_op(v) == "create_tile" for v in vs)}:
-            own = sum(1 for v in assigns[name] for n in _walk(v) if isinstance(n, cst.Name) and n.value == name)
+            own = sum(1 for v in assigns[name] for n in walk(v) if isinstance(n, cst.Name) and n.value == name)
             if own == len(uses[name]) and name not in rp.stored:
                 node = next(v for v in assigns[name] if self._call_op(v) in ("create_tensor", "create_tile"))
                 found.append((node, f"{name} is written but never read: a padding buffer kept only to raise "
@@ -273,7 +274,7 @@ class Planner:
         pos = [a.value for a in value.args if a.keyword is None]
         if len(pos) < 3 or not isinstance(pos[0], cst.Name) or _codes(pos[2]) is None or any(a.keyword for a in value.args):
             return None
-        if any(isinstance(n, cst.Call) for e in pos[2].elements for n in _walk(e.value)):
+        if any(isinstance(n, cst.Call) for e in pos[2].elements for n in walk(e.value)):
             return None  # offsets with calls in them cannot be copied into another load
         return value, cast
 
@@ -315,7 +316,7 @@ class Planner:
             if inner is not None:
                 self._region(inner, env)
             else:
-                self._block(_body(s), env, rp, s if "auto_incore" in ops else scope)
+                self._block(statements(s), env, rp, s if "auto_incore" in ops else scope)
         elif isinstance(s, cst.For):
             if isinstance(s.target, cst.Name):
                 env[s.target.value] = SCALAR_VAL
@@ -324,19 +325,19 @@ class Planner:
             if inner is not None:
                 self._region(inner, env)
             else:
-                self._block(_body(s), env, rp, scope)
+                self._block(statements(s), env, rp, scope)
         elif isinstance(s, cst.If):
             self._expr(s.test, env, _Stmt(s, rp))
             then_env, else_env = dict(env), dict(env)
-            self._block(_body(s), then_env, rp, scope)
+            self._block(statements(s), then_env, rp, scope)
             if s.orelse is not None:
-                self._block(_body(s.orelse), else_env, rp, scope)
+                self._block(statements(s.orelse), else_env, rp, scope)
             for name in set(then_env) | set(else_env):
                 a, b = then_env.get(name), else_env.get(name)
                 env[name] = join(a, b) if a is not None and b is not None else (a or b)
         elif isinstance(s, cst.While):
             self._expr(s.test, env, _Stmt(s, rp))
-            self._block(_body(s), env, rp, scope)
+            self._block(statements(s), env, rp, scope)
 
     def _small(self, small, stmt, env, rp) -> None:
         if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
@@ -816,7 +817,7 @@ class Planner:
                 for s in body:
                     order[s] = len(order)
                     if isinstance(s, (cst.FunctionDef, cst.ClassDef)):
-                        number(_body(s))
+                        number(statements(s))
 
             number(self.module.body)
         return order.get(statement, -1)
@@ -869,13 +870,6 @@ def plan_module(module: cst.Module, api: ApiTable) -> Plan:
 
 
 # -- small helpers ------------------------------------------------------------------------
-def _body(node) -> list:
-    body = getattr(node, "body", None)
-    if isinstance(body, cst.IndentedBlock):
-        return list(body.body)
-    if isinstance(body, (list, tuple)):
-        return list(body)
-    return []
 
 
 def _plus(a: str, b: str) -> str:
@@ -886,12 +880,6 @@ def _plus(a: str, b: str) -> str:
     return f"{a} + {b}"
 
 
-def _walk(node):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(n.children)
 
 
 def _is_name(node, name: str) -> bool:

@@ -13,7 +13,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .capacity import Usage, kb, region_usage
-from .kernels import code
+from .syntax import code, walk
 from .planner import Planner
 
 
@@ -90,7 +90,7 @@ def report_module(module: cst.Module, path: str, api) -> FileReport:
             header = f"for {code(r.node.target)} in {code(r.node.iter)}"
         else:
             header = "with " + ", ".join(code(item.item) for item in r.node.items)
-        inside = _node_ids(r.node.body)
+        inside = {id(n) for n in walk(r.node.body)}
         ops = Counter(op for node, op in planner.ops.items() if isinstance(node, cst.Call) and id(node) in inside)
         ops = Counter({op: n for op, n in ops.items() if op not in ("range", "parallel", "incore")})
         usage = region_usage(rp.allocations, api, rp.constants)
@@ -98,11 +98,3 @@ def report_module(module: cst.Module, path: str, api) -> FileReport:
     scopes.sort(key=lambda s: s[1])
     return FileReport(path, kernels, scopes)
 
-
-def _node_ids(tree: cst.CSTNode) -> set[int]:
-    ids, stack = set(), [tree]
-    while stack:
-        n = stack.pop()
-        ids.add(id(n))
-        stack.extend(n.children)
-    return ids

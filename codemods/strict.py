@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from .kernels import OpIndex, code, find_regions, kernel_functions
+from .kernels import OpIndex, find_regions, kernel_functions
+from .syntax import code, statements
 from .rulebook import ApiTable
 from .values import ACC, LEFT, RIGHT, SCALAR, TENSOR, TILE, UNKNOWN, VEC, Val
 
@@ -57,7 +58,7 @@ class StrictChecker:
             for p in [*kf.node.params.params, *kf.node.params.kwonly_params]:
                 if p.annotation is not None:
                     env[p.name.value] = _V(self._annotation(p.annotation.annotation))
-            self._block(_body(kf.node), env, None)
+            self._block(statements(kf.node), env, None)
         return self.found
 
     def _bad(self, node, message: str) -> None:
@@ -89,14 +90,14 @@ class StrictChecker:
             self._expr(s.iter, env, region, s)
             if isinstance(s.target, cst.Name):
                 env[s.target.value] = _V(Val(SCALAR))
-            self._block(_body(s), env, here)
+            self._block(statements(s), env, here)
         elif isinstance(s, cst.With):
-            self._block(_body(s), env, here)
+            self._block(statements(s), env, here)
         elif isinstance(s, (cst.If, cst.While)):
             self._expr(s.test, env, region, s)
-            self._block(_body(s), env, region)
+            self._block(statements(s), env, region)
             if isinstance(s, cst.If) and s.orelse is not None:
-                self._block(_body(s.orelse), env, region)
+                self._block(statements(s.orelse), env, region)
 
     # -- expressions ---------------------------------------------------------------------
     def _expr(self, node, env, region, stmt) -> Val:
@@ -237,7 +238,3 @@ def _type(v: Val) -> str:
 def _attr(node) -> str | None:
     return node.attr.value if isinstance(node, cst.Attribute) else None
 
-
-def _body(node) -> list:
-    body = getattr(node, "body", None)
-    return list(body.body) if isinstance(body, cst.IndentedBlock) else []

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..kernels import OpIndex, code, find_regions, kernel_functions
+from ..kernels import OpIndex, find_regions, kernel_functions
+from ..syntax import code, statements, walk
 from ..rulebook import ApiTable, Rule
 
 # Statements made only of these stay in orchestration: they create hand-off tensors or
@@ -33,7 +34,7 @@ class WrapIncore:
         for kf in kernel_functions(ctx.module, ops):
             env = {n: c.value for n, c in kf.constants.items()}
             regions = {r.node for r, _ in find_regions(kf.node, ops, env)}
-            self._scan(_body(kf.node), regions, inside=False, ctx=ctx)
+            self._scan(statements(kf.node), regions, inside=False, ctx=ctx)
 
     def _scan(self, stmts, regions, inside: bool, ctx) -> None:
         for s in stmts:
@@ -45,12 +46,12 @@ class WrapIncore:
                     continue
                 if "auto_incore" in names and not inside:
                     self._runs_of(s, regions, ctx)
-                self._scan(_body(s), regions, inside or "auto_incore" in names, ctx)
+                self._scan(statements(s), regions, inside or "auto_incore" in names, ctx)
             elif isinstance(s, (cst.For, cst.If, cst.While)):
-                self._scan(_body(s), regions, inside, ctx)
+                self._scan(statements(s), regions, inside, ctx)
 
     def _runs_of(self, scope: cst.With, regions, ctx) -> None:
-        body = _body(scope)
+        body = statements(scope)
         runs, start, last = [], None, None
         for i, s in enumerate(body + [None]):
             kind = "end" if s is None or s in regions else self._kind(s)
@@ -67,12 +68,7 @@ class WrapIncore:
                 self._flag_escapes(body, a, b, ctx)
 
     def _calls(self, node):
-        stack = [node]
-        while stack:
-            n = stack.pop()
-            if isinstance(n, cst.Call) and n in self.ops:
-                yield self.ops[n]
-            stack.extend(n.children)
+        return (self.ops[n] for n in walk(node) if isinstance(n, cst.Call) and n in self.ops)
 
     def _kind(self, s) -> str:
         """"pl": it uses pl ops a kernel runs; "orchestration": only ops orchestration runs;
@@ -92,7 +88,7 @@ class WrapIncore:
             for small in getattr(s, "body", ()) if isinstance(s, cst.SimpleStatementLine) else ():
                 if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
                     made[small.targets[0].target.value] = s
-        later = {n.value for s in body[b:] for n in _names(s)}
+        later = {n.value for s in body[b:] for n in walk(s) if isinstance(n, cst.Name)}
         for name, s in made.items():
             if name in later and not self._is_tensor_result(s):
                 ctx.flag_at(self.rule, s, f"{name} is made in the new pl.incore() block and used after it; a Tile "
@@ -118,16 +114,3 @@ class WrapIncore:
         out.extend(body[at:])
         return updated.with_changes(body=updated.body.with_changes(body=out))
 
-
-def _names(node):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, cst.Name):
-            yield n
-        stack.extend(n.children)
-
-
-def _body(node) -> list:
-    body = getattr(node, "body", None)
-    return list(body.body) if isinstance(body, cst.IndentedBlock) else []

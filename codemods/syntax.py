@@ -1,0 +1,35 @@
+"""Small facts about LibCST trees that every analysis needs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+_EMPTY = cst.Module([])
+
+
+def code(node: cst.CSTNode) -> str:
+    """The source text of a node, as written."""
+    return _EMPTY.code_for_node(node)
+
+
+def statements(node) -> list:
+    """The statements of a compound statement's (or a module's, or an else's) body."""
+    body = getattr(node, "body", None)
+    if isinstance(body, cst.IndentedBlock):
+        return list(body.body)
+    if isinstance(body, (list, tuple)):
+        return list(body)
+    if isinstance(body, cst.SimpleStatementSuite):  # `if x: y = 1` on one line
+        return [cst.SimpleStatementLine(body=body.body)]
+    return []
+
+
+def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Every node of a subtree, the root first (order otherwise unspecified)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children)
