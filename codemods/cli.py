@@ -42,6 +42,8 @@ def _report(outcomes: list[Outcome]) -> None:
     for o in outcomes:
         if o.error:
             err.print(f"error: {o.error}")
+        for note in o.notes:
+            err.print(f"{o.display}: {note}")
         for f in o.findings:
             label = "error" if f.level == "error" else "review"
             err.print(f"{o.display}:{f.line}:{f.column}: {label} {f.rule}: {f.message}", markup=False)
@@ -75,6 +77,31 @@ def _with(options):
     return decorate
 
 
+def _settings(sets, inputs, seed=0, poison="garbage"):
+    from .interp.execute import Settings, SetupError, parse_input
+
+    bounds = {}
+    for text in inputs:
+        try:
+            name, b = parse_input(text)
+        except SetupError as exc:
+            raise click.UsageError(str(exc))
+        bounds[name] = b
+    pairs = {}
+    for text in sets:
+        name, eq, value = text.partition("=")
+        if not eq or not name:
+            raise click.UsageError(f"--set {text!r}: expected NAME=VALUE")
+        pairs[name] = value
+    return Settings(pairs, bounds, seed, poison)
+
+
+size_options = [
+    click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help="Override a module constant or builder parameter."),
+    click.option("--input", "inputs", multiple=True, metavar="NAME=LOW:HIGH", help="Bounds of an input's random values."),
+]
+
+
 paths_argument = click.argument(
     "paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path)
 )
@@ -90,11 +117,14 @@ def main() -> None:
 @paths_argument
 @click.option("--write", is_flag=True, help="Apply the changes in place (default: print the diff).")
 @click.option("--diff-file", type=click.Path(dir_okay=False, writable=True, path_type=Path), help="Also write the diff to FILE.")
+@click.option("--verify", is_flag=True, help="Run each migrated kernel against its original; never write one that fails.")
+@_with(size_options)
 @_with(selection)
-def run_command(paths, write, diff_file, select, ignore, jobs) -> None:
+def run_command(paths, write, diff_file, verify, sets, inputs, select, ignore, jobs) -> None:
     """Migrate PATH... : print a unified diff (dry run) or, with --write, apply it."""
     rules = _load(select, ignore)
-    job = Job(tuple(r.id for r in rules), write=write, strict=not (select or ignore))
+    settings = _settings(sets, inputs) if verify else None
+    job = Job(tuple(r.id for r in rules), write=write, strict=not (select or ignore), verify=settings)
     outcomes = run(discover(list(paths)), job, jobs)
     diff = "".join(o.diff for o in outcomes)
     if diff and not write:
@@ -162,6 +192,32 @@ def report_command(paths, fmt) -> None:
     else:
         _stdout("\n\n".join(rep.text() for rep in reports if rep.kernels or rep.scopes) + "\n")
     sys.exit(1 if failed else 0)
+
+
+@main.command("verify")
+@click.argument("original", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("migrated", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@_with(size_options)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the inputs and of uninitialised memory.")
+@click.option("--poison", type=click.Choice(["garbage", "nan"]), default="garbage", show_default=True,
+              help="What uninitialised memory holds: finite garbage, or NaN (shows fragile zero-inits).")
+def verify_command(original, migrated, sets, inputs, seed, poison) -> None:
+    """Run ORIGINAL (old API) and MIGRATED (2026-03 API) on the same inputs and compare.
+
+    Exit 0 equivalent, 1 a mismatch or an execution error, 3 equivalent where the original's
+    valid_shape masking still applies, different only in rows it never wrote."""
+    from .interp.verify import verify
+    from .rulebook import load_api
+    from .runner import display_path
+    from .sources import FileProblem, read_text
+
+    try:
+        texts = [(display_path(p), read_text(p)) for p in (original, migrated)]
+    except FileProblem as exc:
+        raise click.ClickException(exc.message)
+    verdict = verify(texts[0], texts[1], _settings(sets, inputs, seed, poison), load_api())
+    _stdout(verdict.message + "\n")
+    sys.exit(verdict.code)
 
 
 @main.command("rules")

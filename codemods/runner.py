@@ -31,6 +31,7 @@ class Outcome:
     written: bool = False
     kernels: int = 0
     over_budget: int = 0
+    notes: list[str] = field(default_factory=list)
     error: str | None = None  # "path:line:col: message" for files that could not be processed
 
     @property
@@ -44,6 +45,7 @@ class Job:
     write: bool = False
     rules_dir: Path | None = None
     strict: bool = True  # re-check outputs against the target API (off when the rules were narrowed)
+    verify: object | None = None  # interp Settings: run each changed kernel against its original
 
 
 def display_path(path: Path) -> str:
@@ -69,6 +71,8 @@ def process(path: Path, job: Job) -> Outcome:
         outcome.findings, outcome.reviewed = result.findings, result.reviewed
         outcome.kernels, outcome.over_budget = result.kernels, result.over_budget
         outcome.diff = unified_diff(text, result.output, outcome.display)
+        if job.verify is not None and result.changed:
+            _verify(outcome, text, result.output, job)
         if job.write and result.changed:
             write_atomic(path, result.output)
             outcome.written = True
@@ -76,6 +80,23 @@ def process(path: Path, job: Job) -> Outcome:
         outcome.error = f"{_where(outcome.display, exc.line, exc.column)}: {exc.message}"
         outcome.edits, outcome.diff = [], ""  # nothing of this file was (or would be) changed
     return outcome
+
+
+def _verify(outcome: Outcome, text: str, output: str, job: Job) -> None:
+    """Prove the migration on small inputs; a file that fails is not written (raised as an error)."""
+    from .interp.verify import EQUIVALENT, MASKED, verify
+
+    if "@" not in text or "program" not in text:
+        return  # no @pl.program to run
+    verdict = verify((outcome.display, text), (f"{outcome.display} (migrated)", output), job.verify, load_api(job.rules_dir))
+    if verdict.code == EQUIVALENT:
+        outcome.notes.append(f"verified: {verdict.message}")
+    elif verdict.code == MASKED:
+        outcome.notes.append(f"verified, with lost masking: {verdict.message}")
+    elif "no @pl.program" in verdict.message:
+        return
+    else:
+        raise FileProblem(f"verify failed, not written: {verdict.message}")
 
 
 def run(paths: list[Path], job: Job, jobs: int = 1) -> list[Outcome]:

@@ -1,0 +1,7 @@
+"""A NumPy reference interpreter of the pl DSL, and the `verify` command built on it.
+
+It runs kernel files eagerly, without pypto installed, in one of two profiles: `old` (the
+pre-2026-03 DSL) and `2026-03` (the strict Tile/Tensor API, with the structural checks the
+idioms file demands). `verify` runs an original in the first and its migration in the
+second on the same inputs and compares what they write.
+"""

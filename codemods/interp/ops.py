@@ -1,0 +1,364 @@
+"""The pl ops, computed with NumPy, in the old profile or the strict 2026-03 one.
+
+Arithmetic runs in float32 (int64 for integer data) and each result is rounded to its
+dtype, as the vector and cube units do. The strict profile raises what the target compiler
+raises (operand kinds checked with the API table, as its parser dispatches; removed ops and
+arguments), and the structure the idioms file demands: tile ops only inside kernels, no
+Tile leaving its kernel (or its parallel iteration), vector ops on Vec tiles, matmul
+operands in Left/Right, loads and stores inside their tensors. Idiom-level advice the
+compiler accepts (a tensor op left inside a kernel) is `codemods.strict`'s to report.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from ..rulebook import ApiTable
+from . import dtypes as D
+from .values import KernelError, Tensor, Tile, kind, type_name, window
+
+OLD, STRICT = "old", "2026-03"
+SPACES = ("DDR", "Vec", "Mat", "Left", "Right", "Acc")
+VECTOR = {
+    "add", "sub", "mul", "div", "maximum", "minimum", "exp", "neg", "recip", "rsqrt", "sqrt", "log", "abs", "relu",
+    "cast", "row_sum", "row_max", "row_min", "row_expand_mul", "row_expand_div", "row_expand_add", "row_expand_sub",
+    "col_expand_mul", "col_expand_div", "col_expand_sub",
+}
+
+
+class Machine:
+    """One run of one kernel file: its profile, its uninitialised memory, its kernel regions."""
+
+    def __init__(self, profile: str, api: ApiTable, seed: int, poison: str = "garbage") -> None:
+        self.profile, self.api, self.poison = profile, api, poison
+        self.rng = np.random.default_rng(seed)
+        self.kernel: object | None = None  # the kernel instance running now; None in orchestration
+        self.auto = 0  # depth of pl.auto_incore()
+        self._ids = itertools.count(1)
+        self.masked = False  # the old profile honoured a valid_shape somewhere
+
+    @property
+    def strict(self) -> bool:
+        return self.profile == STRICT
+
+    # -- memory --------------------------------------------------------------------------
+    def uninitialised(self, shape, dtype: D.DType) -> np.ndarray:
+        """What memory holds before it is written: finite garbage, different in every run."""
+        shape = tuple(int(s) for s in shape)
+        if self.poison == "nan" and dtype.is_float:
+            return np.full(shape, np.nan, dtype=np.float32).astype(dtype.np)
+        if dtype.is_float:
+            return D.cast(self.rng.uniform(-448.0, 448.0, shape), dtype)
+        info = np.iinfo(dtype.np) if dtype.np.kind in "iu" else None
+        high = min(info.max, 1 << 20) if info is not None else 2
+        return self.rng.integers(0, high, shape).astype(dtype.np)
+
+    def new_kernel(self) -> object:
+        return ("kernel", next(self._ids))
+
+    # -- checks --------------------------------------------------------------------------
+    def _spec(self, op):
+        return self.api.ops.get(op)
+
+    def _dispatch(self, op: str, args: list, first_kind: str | None = None) -> str:
+        """Check operand kinds as the 2026-03 parser does; returns 'tile' or 'tensor'."""
+        spec = self._spec(op)
+        first = first_kind or (kind(args[0]) if args else "Scalar")
+        family = "tile" if (spec is not None and spec.kind == "tile-only") or first == "Tile" else "tensor"
+        if not self.strict or spec is None:
+            return family
+        for i, value in enumerate(args):
+            if i >= len(spec.params):
+                break
+            role = spec.roles.get(spec.params[i], "")
+            which = "argument" if sum(1 for p in spec.params if spec.roles.get(p) in ("tile", "tensor", "value", "value-or-scalar")) == 1 else f"argument {i + 1}"
+            want = None
+            if role == "tile" or (role in ("value", "value-or-scalar") and family == "tile" and spec.kind != "tensor-only"):
+                want = "Tile"
+            elif role == "tensor" or (role in ("value", "value-or-scalar") and family == "tensor"):
+                want = "Tensor"
+            if want is None or (role == "value-or-scalar" and kind(value) == "Scalar"):
+                continue
+            if kind(value) != want:
+                raise KernelError(f"The operator {family}.{op} requires {which} to be a {want}Type, but got {type_name(value)}")
+        return family
+
+    def _in_kernel(self, op: str) -> None:
+        if self.strict and self.kernel is None:
+            raise KernelError(f"tile op pl.{op} outside a kernel region: orchestration runs no tile ops")
+
+    def _same_kernel(self, op: str, tiles) -> None:
+        if not self.strict:
+            return
+        for t in tiles:
+            if isinstance(t, Tile) and t.kernel is not self.kernel:
+                raise KernelError(f"pl.{op} uses a Tile made in another kernel (or another iteration of a parallel loop): "
+                                  "a Tile cannot cross a region boundary")
+
+    def _vector_spaces(self, op: str, args) -> None:
+        if not self.strict:
+            return
+        for i, t in enumerate(args):
+            if isinstance(t, Tile) and t.space != "Vec" and not (t.space == "Acc" and (op == "cast" or (op == "add" and i == 1))):
+                raise KernelError(f"vector op pl.{op} reads a tile in {t.space}: vector ops work on Vec tiles")
+
+    # -- results -------------------------------------------------------------------------
+    def _tile(self, data: np.ndarray, space: str = "Vec", valid=None) -> Tile:
+        return Tile(data, space, self.kernel, valid)
+
+    def _result(self, like, data: np.ndarray, valid=None, space: str = "Vec"):
+        if isinstance(like, Tile):
+            return self._tile(data, space, valid)
+        name = like.name if isinstance(like, Tensor) else "result"
+        return Tensor(data, np.zeros(data.shape, dtype=bool), name, valid)
+
+    # -- elementwise ---------------------------------------------------------------------
+    def binary(self, op: str, lhs, rhs):
+        family = self._dispatch(op, [lhs, rhs])
+        self._enter_op(op, family, [lhs, rhs])
+        a, b = _array(lhs), _array(rhs)
+        dtype = _dtype_of(lhs)
+        if dtype.is_float:
+            a, b = a.astype(np.float32) if isinstance(a, np.ndarray) else np.float32(a), _as_f32(b)
+        else:
+            a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64) if isinstance(b, np.ndarray) else b
+        with np.errstate(all="ignore"):
+            out = {
+                "add": lambda: a + b, "sub": lambda: a - b, "mul": lambda: a * b, "div": lambda: a / b,
+                "maximum": lambda: np.maximum(a, b), "minimum": lambda: np.minimum(a, b),
+            }[op]()
+        return self._result(lhs, D.cast(out, dtype), _valid(lhs))
+
+    def unary(self, op: str, x):
+        family = self._dispatch(op, [x])
+        self._enter_op(op, family, [x])
+        a = _array(x).astype(np.float32)
+        with np.errstate(all="ignore"):
+            out = {
+                "exp": np.exp, "neg": np.negative, "recip": lambda v: np.float32(1) / v,
+                "rsqrt": lambda v: np.float32(1) / np.sqrt(v), "sqrt": np.sqrt, "log": np.log, "abs": np.abs,
+                "relu": lambda v: np.maximum(v, np.float32(0)),
+            }[op](a)
+        return self._result(x, D.cast(out, _dtype_of(x)), _valid(x))
+
+    def cast(self, x, target_type, mode="round"):
+        family = self._dispatch("cast", [x])
+        self._enter_op("cast", family, [x])
+        return self._result(x, D.cast(_array(x), target_type), _valid(x))
+
+    def _enter_op(self, op: str, family: str, args) -> None:
+        if family == "tile":
+            self._in_kernel(op)
+            self._same_kernel(op, args)
+            if op in VECTOR:
+                self._vector_spaces(op, args)
+
+    # -- broadcasts and reductions -------------------------------------------------------
+    def expand(self, op: str, x, vec):
+        family = self._dispatch(op, [x, vec])
+        self._enter_op(op, family, [x, vec])
+        a, v = _array(x).astype(np.float32), _array(vec).astype(np.float32)
+        axis = "row" if op.startswith("row") else "col"
+        want = (a.shape[0], 1) if axis == "row" else (1, a.shape[1])
+        if v.shape != want:
+            raise KernelError(f"pl.{op} needs a {list(want)} vector for a {list(a.shape)} tile, got {list(v.shape)}")
+        with np.errstate(all="ignore"):
+            out = {"mul": a * v, "div": a / v, "add": a + v, "sub": a - v}[op.rsplit("_", 1)[1]]
+        return self._result(x, D.cast(out, _dtype_of(x)), _valid(x))
+
+    def reduce(self, op: str, x, tmp_tile=None):
+        family = self._dispatch(op, [x] + ([tmp_tile] if tmp_tile is not None else []))
+        self._enter_op(op, family, [x])
+        if self.strict and family == "tile":
+            if tmp_tile is None:
+                raise KernelError(f"tile.{op} requires tmp_tile: a scratch tile of the input's shape and dtype")
+            if tmp_tile.shape != x.shape or tmp_tile.dtype != x.dtype:
+                raise KernelError(f"tile.{op}: tmp_tile {list(tmp_tile.shape)} {tmp_tile.dtype} does not match the input "
+                                  f"{list(x.shape)} {x.dtype}")
+        a = _array(x).astype(np.float32)
+        with np.errstate(all="ignore"):
+            out = {"row_sum": np.sum, "row_max": np.max, "row_min": np.min}[op](a, axis=1, keepdims=True)
+        valid = _valid(x)
+        return self._result(x, D.cast(out, _dtype_of(x)), (valid[0], 1) if valid else None)
+
+    def matmul(self, lhs, rhs, out_dtype=None, **_):
+        family = self._dispatch("matmul", [lhs, rhs])
+        if family == "tile":
+            self._in_kernel("matmul")
+            self._same_kernel("matmul", [lhs, rhs])
+            if self.strict:
+                for t, want in ((lhs, "Left"), (rhs, "Right")):
+                    if t.space != want:
+                        raise KernelError(f"tile.matmul reads its {'left' if want == 'Left' else 'right'} operand from {want}, "
+                                          f"but it is in {t.space}: pl.move it there")
+        a, b = _array(lhs).astype(np.float32), _array(rhs).astype(np.float32)
+        if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
+            raise KernelError(f"pl.matmul of {list(a.shape)} by {list(b.shape)}")
+        out = a @ b
+        dtype = out_dtype or D.DTYPES["FP32"]
+        lv, rv = _valid(lhs), _valid(rhs)
+        valid = (lv[0] if lv else out.shape[0], rv[1] if rv else out.shape[1]) if (lv or rv) else None
+        return self._result(lhs, D.cast(out, dtype), valid, space="Acc")
+
+    def matmul_acc(self, acc, lhs, rhs):
+        product = self.matmul(lhs, rhs)
+        self._same_kernel("matmul_acc", [acc])
+        return self._tile(D.cast(_array(acc).astype(np.float32) + _array(product).astype(np.float32), acc.dtype), acc.space)
+
+    # -- shapes --------------------------------------------------------------------------
+    def reshape(self, x, shape):
+        family = self._dispatch("reshape", [x])
+        self._enter_op("reshape", family, [x])
+        shape = [int(s) for s in shape]
+        a = _array(x)
+        if int(np.prod(shape)) != a.size:
+            raise KernelError(f"pl.reshape of {list(a.shape)} to {shape}")
+        if isinstance(x, Tile):
+            return self._tile(a.reshape(shape).copy(), x.space)
+        return Tensor(a.reshape(shape), x.written.reshape(shape), x.name)
+
+    def transpose(self, x, axis1=0, axis2=1):
+        family = self._dispatch("transpose", [x])
+        self._enter_op("transpose", family, [x])
+        a = np.swapaxes(_array(x), int(axis1), int(axis2))
+        if isinstance(x, Tile):
+            return self._tile(a.copy(), x.space)
+        return Tensor(a, np.swapaxes(x.written, int(axis1), int(axis2)), x.name)
+
+    # -- creation and data movement ------------------------------------------------------
+    def create_tensor(self, shape, dtype=None, valid_shape=None, **extra):
+        if self.strict and valid_shape is not None:
+            raise KernelError("create() got an unexpected keyword argument 'valid_shape'")
+        data = self.uninitialised(shape, dtype)
+        valid = tuple(int(v) for v in valid_shape) if valid_shape is not None else None
+        return Tensor(data, np.zeros(data.shape, dtype=bool), "create_tensor", valid)
+
+    def create_tile(self, shape, dtype=None, target_memory="Vec"):
+        self._in_kernel("create_tile")
+        return self._tile(self.uninitialised(shape, dtype), _space(target_memory))
+
+    def full(self, shape, dtype, value):
+        self._in_kernel("tile.full")
+        return self._tile(D.cast(np.full([int(s) for s in shape], value, dtype=np.float32), dtype))
+
+    def view(self, x, shape, offset, valid_shape=None):
+        if self.strict:
+            raise KernelError("Unknown tensor operation: view")
+        return self.slice(x, shape, offset, valid_shape)
+
+    def slice(self, x, shape, offset, valid_shape=None):
+        family = self._dispatch("slice", [x])
+        if family == "tile":
+            self._in_kernel("slice")
+            self._same_kernel("slice", [x])
+        index = window(x.shape, shape, offset, f"pl.slice of {getattr(x, 'name', 'a value')}")
+        squeeze = len(offset) - len(shape)
+        valid = tuple(int(v) for v in valid_shape) if valid_shape is not None else _inherited(x, index, squeeze)
+        if valid is not None:
+            self.masked = True
+        if isinstance(x, Tile):
+            return self._tile(_squeeze(x.data[index], squeeze).copy(), x.space, valid)
+        return Tensor(_squeeze(x.data[index], squeeze), _squeeze(x.written[index], squeeze), x.name, valid)
+
+    def load(self, tensor, offsets, shapes, target_memory="Vec", valid_shapes=None, transpose=False):
+        self._dispatch("load", [tensor])
+        self._in_kernel("load")
+        index = tensor.window(shapes, offsets, "pl.load")
+        data = tensor.data[index].copy()
+        valid = tuple(int(v) for v in valid_shapes) if valid_shapes is not None else None
+        if valid is not None:  # the rows and columns outside the valid region hold whatever was there
+            pad = np.ones(data.shape, dtype=bool)
+            pad[tuple(slice(0, v) for v in valid)] = False
+            data[pad] = self.uninitialised(data.shape, tensor.dtype)[pad]
+        return self._tile(data, _space(target_memory), valid)
+
+    def store(self, tile, offsets, output_tensor):
+        self._dispatch("store", [tile, offsets, output_tensor])
+        self._in_kernel("store")
+        self._same_kernel("store", [tile])
+        if self.strict and len(offsets) != tile.data.ndim:
+            raise KernelError(f"pl.store of a rank-{tile.data.ndim} tile at rank-{len(offsets)} offsets: reshape the tile "
+                              "to the target's rank first")
+        index = output_tensor.window(tile.shape, offsets, "pl.store")
+        region = output_tensor.data[index]
+        region[...] = D.cast(tile.data.reshape(region.shape), output_tensor.dtype)
+        output_tensor.written[index] = True
+        return output_tensor
+
+    def move(self, tile, target_memory="Vec", transpose=False):
+        self._dispatch("move", [tile])
+        self._in_kernel("move")
+        self._same_kernel("move", [tile])
+        data = tile.data.T if transpose else tile.data
+        return self._tile(data.copy(), _space(target_memory))
+
+    def assemble(self, target, source, offset):
+        self._dispatch("assemble", [target, source, offset])
+        src = _array(source)
+        valid = _valid(source)
+        shape = list(src.shape)
+        if valid is not None:  # the old DSL writes only the valid region of a masked value
+            self.masked = True
+            src = src[tuple(slice(0, max(0, v)) for v in valid)]
+            shape = list(src.shape)
+        if 0 in shape:  # a value whose valid region is empty writes nothing
+            return target
+        index = target.window(shape, offset, "pl.assemble")
+        region = target.data[index]
+        region[...] = D.cast(src.reshape(region.shape), target.dtype)
+        target.written[index] = True
+        return target
+
+    def read(self, x, indices, op: str = "read"):
+        if op == "tensor.read":
+            self._dispatch("tensor.read", [x])
+        if op == "tile.read":
+            self._dispatch("tile.read", [x])
+            self._in_kernel("tile.read")
+            self._same_kernel("tile.read", [x])
+        a = _array(x)
+        idx = tuple(int(i) for i in indices)
+        if len(idx) != a.ndim or any(not 0 <= i < n for i, n in zip(idx, a.shape)):
+            raise KernelError(f"pl.{op} at {list(idx)} is out of bounds of {list(a.shape)}")
+        value = a[idx]
+        return float(value) if _dtype_of(x).is_float else int(value)
+
+
+def _array(value):
+    return value.data if isinstance(value, (Tensor, Tile)) else value
+
+
+def _as_f32(value):
+    return value.astype(np.float32) if isinstance(value, np.ndarray) else np.float32(value)
+
+
+def _dtype_of(value) -> D.DType:
+    if isinstance(value, (Tensor, Tile)):
+        return value.dtype
+    return D.DTYPES["FP32"] if isinstance(value, float) else D.DTYPES["INT64"]
+
+
+def _valid(value):
+    return value.valid if isinstance(value, (Tensor, Tile)) else None
+
+
+def _space(value) -> str:
+    space = str(value)
+    if space not in SPACES:
+        raise KernelError(f"unknown memory space {value!r}")
+    return space
+
+
+def _inherited(x, index: tuple[slice, ...], squeeze: int):
+    """A slice of a masked value is masked where the window leaves the parent's valid region."""
+    parent = _valid(x)
+    if parent is None:
+        return None
+    valid = tuple(max(0, min(s.stop, v) - s.start) for s, v in zip(index, parent))
+    return valid[squeeze:]
+
+
+def _squeeze(a: np.ndarray, lead: int) -> np.ndarray:
+    return a.reshape(a.shape[lead:]) if lead > 0 else a

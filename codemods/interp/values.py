@@ -1,0 +1,78 @@
+"""What kernels compute with: Tensors in global memory and Tiles on chip."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import dtypes as D
+
+
+class KernelError(Exception):
+    """What the target compiler (or the idioms file) would reject, raised at the kernel's line."""
+
+
+@dataclass(eq=False)
+class Tensor:
+    """A view into a global-memory array. Views share memory (and the written-mask) with it."""
+
+    data: np.ndarray
+    written: np.ndarray  # which elements a store or assemble wrote, same shape as data
+    name: str
+    valid: tuple[int, ...] | None = None  # old profile: the valid region, None for all of it
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.data.shape
+
+    @property
+    def dtype(self) -> D.DType:
+        return D.of(self.data)
+
+    def window(self, shape, offsets, what: str) -> tuple[slice, ...]:
+        return window(self.shape, shape, offsets, f"{what} of {self.name}")
+
+
+@dataclass(eq=False)
+class Tile:
+    """An on-chip buffer: its own copy of the data, in one memory space, inside one kernel."""
+
+    data: np.ndarray
+    space: str
+    kernel: object  # the kernel instance it was made in (None: made in orchestration)
+    valid: tuple[int, ...] | None = None
+    name: str = field(default="tile")
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.data.shape
+
+    @property
+    def dtype(self) -> D.DType:
+        return D.of(self.data)
+
+
+def window(full: tuple[int, ...], shape, offsets, what: str) -> tuple[slice, ...]:
+    """The index of a region, or a KernelError if it leaves the array: never a silent clip."""
+    shape, offsets = [int(s) for s in shape], [int(o) for o in offsets]
+    lead = len(offsets) - len(shape)
+    if lead < 0 or len(offsets) != len(full):
+        raise KernelError(f"{what}: offsets {offsets} and shape {shape} do not fit a rank-{len(full)} array")
+    shape = [1] * lead + shape
+    for dim, (o, s, n) in enumerate(zip(offsets, shape, full)):
+        if s <= 0 or o < 0 or o + s > n:
+            raise KernelError(f"{what}: [{o}, {o + s}) is out of bounds in dimension {dim} (size {n})")
+    return tuple(slice(o, o + s) for o, s in zip(offsets, shape))
+
+
+def kind(value) -> str:
+    if isinstance(value, Tensor):
+        return "Tensor"
+    if isinstance(value, Tile):
+        return "Tile"
+    return "Scalar"
+
+
+def type_name(value) -> str:
+    return {"Tensor": "TensorType", "Tile": "TileType"}.get(kind(value), "ScalarType")

@@ -1,0 +1,117 @@
+"""`pypto-migrate verify`: does a migration compute what the original computed?
+
+Both programs are built at the same small sizes and run on the same inputs, the original
+in the old profile and the migration in the strict one, each with its own uninitialised
+memory; every Tensor they may write (returned, Out, InOut) is compared with its dtype's
+tolerance. Exit codes: 0 equivalent, 1 a mismatch or an execution error, 3 equivalent on
+the valid region only, where the original masked the rest with `valid_shape`.
+"""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..rulebook import ApiTable
+from . import execute
+from .execute import Settings, SetupError
+from .ops import OLD, STRICT, Machine
+from .values import KernelError
+
+EQUIVALENT, MISMATCH, MASKED = 0, 1, 3
+
+
+@dataclass
+class Verdict:
+    code: int
+    message: str
+
+
+def verify(original: tuple[str, str], migrated: tuple[str, str], settings: Settings, api: ApiTable) -> Verdict:
+    """`original` and `migrated` are (path, text) pairs."""
+    settings = settings.merged_over(original[1])
+    try:
+        first = _run(original, OLD, settings, api, seed=2 * settings.seed + 1)
+        inputs, outputs_a, masked = first
+        second = _run(migrated, STRICT, settings, api, seed=2 * settings.seed + 2, inputs=inputs)
+        _, outputs_b, _ = second
+    except _Failed as failed:
+        return Verdict(MISMATCH, str(failed))
+    if settings.poison == "nan":
+        for label, outputs in (("original", outputs_a), ("migration", outputs_b)):
+            for name, t in sorted(outputs.items()):
+                bad = ~np.isfinite(t.data.astype(np.float64)) & t.written
+                if bad.any():
+                    at = [int(i) for i in np.argwhere(bad)[0]]
+                    return Verdict(MISMATCH, f"NaN reached `{name}` at {at} in the {label}: memory was read before it was "
+                                             "written; a zero-init by multiplying by 0.0 does not clear NaN or Inf garbage "
+                                             "(pl.tile.full(shape, dtype, value=0.0) does)")
+    return compare(outputs_a, outputs_b, masked)
+
+
+class _Failed(Exception):
+    pass
+
+
+def _run(source: tuple[str, str], profile: str, settings: Settings, api: ApiTable, seed: int, inputs=None):
+    path, text = source
+    machine = Machine(profile, api, seed, settings.poison)
+    try:
+        program = execute.load(path, text, settings, machine)
+        if inputs is None:
+            inputs = execute.make_inputs(program.specs, settings)
+        elif set(inputs) != set(program.specs):
+            raise SetupError(f"{path}: parameters {sorted(program.specs)} differ from the original's {sorted(inputs)}")
+        outputs = execute.run(program, inputs)
+    except KernelError as exc:
+        raise _Failed(f"{_where(exc, path)}: {exc} ({profile} profile)") from exc
+    except SetupError as exc:
+        raise _Failed(str(exc)) from exc
+    except Exception as exc:  # the kernel's own Python failed
+        raise _Failed(f"{_where(exc, path)}: {type(exc).__name__}: {exc} ({profile} profile)") from exc
+    return inputs, outputs, machine.masked
+
+
+def _where(exc: BaseException, path: str) -> str:
+    """file:line of the innermost frame in the kernel file."""
+    line = None
+    for frame, lineno in traceback.walk_tb(exc.__traceback__):
+        if frame.f_code.co_filename == path:
+            line = lineno
+    return f"{path}:{line}" if line else path
+
+
+def compare(a: dict, b: dict, masked: bool) -> Verdict:
+    if set(a) != set(b):
+        return Verdict(MISMATCH, f"outputs differ: original writes {sorted(a)}, migration writes {sorted(b)}")
+    worst = 0.0
+    masked_notes = []
+    for name in sorted(a):
+        x, y = a[name], b[name]
+        if x.shape != y.shape:
+            return Verdict(MISMATCH, f"`{name}`: shape {list(x.shape)} became {list(y.shape)}")
+        dtype = x.dtype
+        u, v = x.data.astype(np.float64), y.data.astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            close = np.isclose(u, v, rtol=dtype.rtol, atol=dtype.atol, equal_nan=True)
+        if close.all():
+            finite = np.isfinite(u) & np.isfinite(v)
+            worst = max(worst, float(np.max(np.abs(u - v)[finite], initial=0.0)))
+            continue
+        differ = ~close
+        if masked and not (differ & x.written).any():
+            rows = np.nonzero(differ.reshape(differ.shape[0], -1).any(axis=1))[0]
+            masked_notes.append(f"rows {rows.min()}..{rows.max()} of `{name}` differ, masked before")
+            valid = close | ~x.written
+            finite = valid & np.isfinite(u) & np.isfinite(v) & x.written
+            worst = max(worst, float(np.max(np.abs(u - v)[finite], initial=0.0)))
+            continue
+        candidates = np.argwhere(differ & x.written)  # an element the original wrote says the most
+        at = tuple(int(i) for i in (candidates if len(candidates) else np.argwhere(differ))[0])
+        return Verdict(MISMATCH, f"mismatch in `{name}` at {list(at)}: original {x.data[at]!r}, migrated {y.data[at]!r} "
+                                 f"({int(differ.sum())} of {differ.size} elements differ)")
+    if masked_notes:
+        return Verdict(MASKED, "valid region equivalent; " + "; ".join(masked_notes))
+    return Verdict(EQUIVALENT, f"equivalent: {len(a)} outputs, max abs err {worst:.3g}")
