@@ -55,8 +55,11 @@ def test_report_json_records_and_scopes(tmp_path, monkeypatch):
     assert {r["region"] for r in records} == {"kernel 1", "kernel 2"}
     assert all(r["bytes"] <= r["limit"] for r in records)
     text = CliRunner().invoke(main, ["report", "fixtures/after/deepseek_v3_2_decode_front.py"]).stdout
-    assert "auto_incore at line 74" in text and "auto_incore at line 172" in text
-    assert "kernel 2 at line 173: for b in pl.parallel(0, batch, 1, chunk=1)" in text
+    source = (FIXTURES / "after" / "deepseek_v3_2_decode_front.py").read_text().splitlines()
+    scopes = [i + 1 for i, line in enumerate(source) if line.strip() == "with pl.auto_incore():"]
+    assert len(scopes) == 2
+    assert f"auto_incore at line {scopes[0]}" in text and f"auto_incore at line {scopes[1]}" in text
+    assert f"kernel 2 at line {scopes[1] + 1}: for b in pl.parallel(0, batch, 1, chunk=1)" in text
     bad = tmp_path / "bad.py"
     bad.write_text("def f(:\n")
     assert CliRunner().invoke(main, ["report", str(bad)]).exit_code == 1

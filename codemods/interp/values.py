@@ -61,7 +61,9 @@ def window(full: tuple[int, ...], shape, offsets, what: str) -> tuple[slice, ...
         raise KernelError(f"{what}: offsets {offsets} and shape {shape} do not fit a rank-{len(full)} array")
     shape = [1] * lead + shape
     for dim, (o, s, n) in enumerate(zip(offsets, shape, full)):
-        if s <= 0 or o < 0 or o + s > n:
+        if s <= 0:
+            raise KernelError(f"{what}: shape {shape} is empty in dimension {dim} (offsets and shapes swapped?)")
+        if o < 0 or o + s > n:
             raise KernelError(f"{what}: [{o}, {o + s}) is out of bounds in dimension {dim} (size {n})")
     return tuple(slice(o, o + s) for o, s in zip(offsets, shape))
 

@@ -1,0 +1,163 @@
+"""`verify`: every shipped migration is proved on small inputs, and broken ones are caught."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from codemods.cli import main
+from codemods.interp.execute import Settings, load
+from codemods.interp.ops import STRICT, Machine
+from codemods.interp.values import KernelError
+from codemods.interp.verify import EQUIVALENT, MASKED, MISMATCH, verify
+from conftest import FIXTURES
+
+PROGRAMS = sorted(p.stem for p in (FIXTURES / "before").glob("*.py") if "@pl.program" in p.read_text())
+
+
+def pair(name: str, migrated: str | None = None):
+    before = FIXTURES / "before" / f"{name}.py"
+    after = FIXTURES / "after" / f"{name}.py"
+    return (str(before), before.read_text()), (str(after), migrated if migrated is not None else after.read_text())
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_every_shipped_migration_is_equivalent(name, api):
+    verdict = verify(*pair(name), Settings(), api)
+    if name.startswith("deepseek_v3_2_prefill"):  # valid_shape masking is lost, and said so precisely
+        assert verdict.code == MASKED, verdict.message
+        assert verdict.message.startswith("valid region equivalent; rows ")
+        assert "differ, masked before" in verdict.message
+    else:
+        assert verdict.code == EQUIVALENT, verdict.message
+        assert verdict.message.startswith("equivalent: ")
+
+
+def test_other_sizes_and_seeds(api):
+    settings = Settings(sets={"BATCH": "2", "HIDDEN": "32", "MAX_SEQ": "8"}, inputs={"seq_lens": (4, 8)}, seed=7)
+    verdict = verify(*pair("deepseek_v3_2_decode_front"), settings, api)
+    assert verdict.code == EQUIVALENT, verdict.message
+    settings = Settings(sets={"max_tokens": "12"}, inputs={"num_tokens_t": (12, 12)}, seed=3)
+    assert verify(*pair("deepseek_v3_2_prefill_back"), settings, api).code == EQUIVALENT  # no padding rows: no masking
+
+
+MUTATIONS = {
+    # name: (fixture, text in the migration, what a careless hand-edit writes instead)
+    "load offsets and shapes swapped": (
+        "deepseek_v3_2_decode_back",
+        "pl.load(attn_out, [b0, k0], [BATCH_TILE, K_CHUNK]", "pl.load(attn_out, [BATCH_TILE, K_CHUNK], [b0, k0]"),
+    "load offsets swapped in bounds": (
+        "edge_regions", "left = pl.load(x, [b0 + r, 0]", "left = pl.load(x, [b0 + r, HALF]"),
+    "store to the wrong offset": (
+        "deepseek_v3_2_decode_back", "h1 = pl.store(pl.add(acc, res), [b0, o0], h1)", "h1 = pl.store(pl.add(acc, res), [b0, 0], h1)"),
+    "zero-init dropped": (
+        "deepseek_v3_2_decode_back", "                        acc = pl.mul(acc, 0.0)\n", ""),
+    "accumulation dropped": (
+        "deepseek_v3_2_decode_back", "acc = pl.add(acc, pl.matmul(", "acc = pl.add(pl.mul(acc, 0.0), pl.matmul("),
+    "hand-off index dropped": (
+        "deepseek_v3_2_decode_front", "[b, 0, t], scores_buf)", "[0, 0, t], scores_buf)"),
+    "wrong RoPE half": (
+        "deepseek_v3_2_decode_front", "k_rot_lo = pl.sub(pl.mul(k_lo, cos_lo), pl.mul(k_hi, sin_lo))",
+        "k_rot_lo = pl.sub(pl.mul(k_lo, cos_lo), pl.mul(k_lo, sin_lo))"),
+}
+
+
+@pytest.mark.parametrize("what", sorted(MUTATIONS))
+def test_broken_migrations_are_not_equivalent(what, api):
+    name, old, new = MUTATIONS[what]
+    text = (FIXTURES / "after" / f"{name}.py").read_text()
+    assert text.count(old) >= 1, "the mutation must apply"
+    verdict = verify(*pair(name, text.replace(old, new, 1)), Settings(), api)
+    assert verdict.code == MISMATCH, verdict.message
+    assert verdict.message.startswith(("mismatch in `", str(FIXTURES / "after"))), verdict.message
+
+
+def test_a_kernel_error_names_the_migrated_file_and_line(api):
+    name, old, new = MUTATIONS["load offsets and shapes swapped"]
+    text = (FIXTURES / "after" / f"{name}.py").read_text()
+    verdict = verify(*pair(name, text.replace(old, new, 1)), Settings(), api)
+    line = 1 + text.splitlines().index(next(l for l in text.splitlines() if old in l))
+    assert verdict.message == (f"{FIXTURES / 'after' / name}.py:{line}: pl.load of attn_out: shape [0, 0] is empty in "
+                               "dimension 0 (offsets and shapes swapped?) (2026-03 profile)")
+
+
+def strict_error(path, text, api) -> str:
+    machine = Machine(STRICT, api, 1)
+    program = load(path, text, Settings().merged_over(text), machine)
+    from codemods.interp.execute import make_inputs, run
+
+    with pytest.raises(KernelError) as info:
+        run(program, make_inputs(program.specs, Settings().merged_over(text)))
+    return str(info.value)
+
+
+FIRST_ERRORS = {  # what the target compiler stops at first in each original
+    "deepseek_v3_2_decode_back": "Unknown tensor operation: view",
+    "deepseek_v3_2_decode_front": "Unknown tensor operation: view",
+    "deepseek_v3_2_prefill_back": "create() got an unexpected keyword argument 'valid_shape'",
+    "deepseek_v3_2_prefill_front": "create() got an unexpected keyword argument 'valid_shape'",
+}
+
+
+@pytest.mark.parametrize("name", sorted(FIRST_ERRORS))
+def test_strict_profile_rejects_the_originals(name, api):
+    path = FIXTURES / "before" / f"{name}.py"
+    assert strict_error(str(path), path.read_text(), api) == FIRST_ERRORS[name]
+
+
+def test_strict_profile_stops_where_the_review_saw_it_stop(run_rules, api):
+    path = FIXTURES / "before" / "deepseek_v3_2_decode_front.py"
+    renamed = run_rules(path.read_text(), ("PTO001",)).output
+    assert strict_error(str(path), renamed, api) == "The operator tile.rsqrt requires argument to be a TileType, but got TensorType"
+
+
+def test_poison_nan_shows_the_zero_init_idiom_is_fragile(api):
+    verdict = verify(*pair("deepseek_v3_2_decode_back"), Settings(poison="nan"), api)
+    assert verdict.code == MISMATCH and verdict.message.startswith("NaN reached `out`")
+
+
+def test_reading_memory_never_written_is_a_mismatch(api):
+    # A migration that forgets to store half of a row: the original's output there differs
+    # from the migration's initial Out values only if nobody wrote it; here the original did.
+    name = "edge_regions"
+    text = (FIXTURES / "after" / f"{name}.py").read_text()
+    broken = text.replace("out = pl.store(pl.mul(mixed, 0.5), [b0 + r, HALF], out)", "pass")
+    verdict = verify(*pair(name, broken), Settings(), api)
+    assert verdict.code == MISMATCH and "mismatch in `out`" in verdict.message
+
+
+def test_interpreter_leaves_sys_modules_as_it_was(api):
+    saved = {k: sys.modules.get(k) for k in ("pypto", "pypto.language")}
+    verify(*pair("edge_capacity"), Settings(), api)
+    assert {k: sys.modules.get(k) for k in saved} == saved
+
+
+def test_cli_verify_exit_codes(monkeypatch):
+    monkeypatch.chdir(FIXTURES.parent)
+    ok = CliRunner().invoke(main, ["verify", "fixtures/before/edge_regions.py", "fixtures/after/edge_regions.py"])
+    assert ok.exit_code == 0 and ok.stdout.startswith("equivalent: 1 outputs")
+    masked = CliRunner().invoke(main, ["verify", "fixtures/before/deepseek_v3_2_prefill_back.py", "fixtures/after/deepseek_v3_2_prefill_back.py"])
+    assert masked.exit_code == 3 and "masked before" in masked.stdout
+    bad = CliRunner().invoke(main, ["verify", "--set", "NOPE=1", "fixtures/before/edge_regions.py", "fixtures/after/edge_regions.py"])
+    assert bad.exit_code == 1 and "--set NOPE: no module constant or builder parameter" in bad.stdout
+    assert CliRunner().invoke(main, ["verify", "--input", "x=oops", "fixtures/before/edge_regions.py", "fixtures/after/edge_regions.py"]).exit_code == 2
+
+
+def test_run_verify_writes_only_proved_files(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for name in ("deepseek_v3_2_decode_back", "deepseek_v3_2_decode_front"):
+        (tmp_path / f"{name}.py").write_text((FIXTURES / "before" / f"{name}.py").read_text())
+    # Without its input bounds the decode front reads the cache out of bounds: it must not be written.
+    front = tmp_path / "deepseek_v3_2_decode_front.py"
+    front.write_text(front.read_text().replace("# pypto-migrate: verify --input seq_lens=4:16\n", ""))
+    result = CliRunner().invoke(main, ["run", "--verify", "--write", "--jobs", "1", "."])
+    assert result.exit_code == 1
+    assert "deepseek_v3_2_decode_back.py: verified: equivalent" in result.stderr
+    assert "deepseek_v3_2_decode_front.py: verify failed, not written:" in result.stderr and "out of bounds" in result.stderr
+    assert "pl.view(" in front.read_text()
+    assert "pl.view(" not in (tmp_path / "deepseek_v3_2_decode_back.py").read_text()
+    again = CliRunner().invoke(main, ["run", "--verify", "--write", "--input", "seq_lens=4:16", "--jobs", "1", "."])
+    assert again.exit_code == 0, again.stderr
+    assert "deepseek_v3_2_decode_front.py: verified: equivalent" in again.stderr
