@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import io
 import re
+import sys
 import tokenize
 from dataclasses import dataclass, field
 from typing import Callable
@@ -293,18 +294,23 @@ def _with_markers(statement, flags) -> cst.CSTNode:
 
 
 def parse(text: str, what: str = "input") -> cst.Module:
+    # CPython's parser goes first: it places syntax errors precisely, and it rejects nesting
+    # (over 200 parentheses) on which LibCST's native parser would overflow its stack and
+    # take the whole process down instead of raising.
+    try:
+        ast.parse(text)
+    except SyntaxError as py:
+        raise SourceError(f"{what} is not valid Python {sys.version_info[0]}.{sys.version_info[1]}: {py.msg}",
+                          py.lineno or 1, py.offset or 1)
+    except (RecursionError, MemoryError):
+        raise SourceError(f"{what} is nested too deeply to parse")
+    except ValueError as exc:  # a NUL byte
+        raise SourceError(f"{what} cannot be parsed: {exc}")
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
-        # CPython's parser places syntax errors precisely; LibCST's native one often does not.
-        try:
-            ast.parse(text)
-        except SyntaxError as py:
-            raise SourceError(f"{what} is not valid Python: {py.msg}", py.lineno or 1, py.offset or 1)
-        except (ValueError, RecursionError, MemoryError):
-            pass
         raise SourceError(f"{what} is not valid Python: {_reason(exc)}", exc.editor_line, exc.editor_column)
-    except (RecursionError, MemoryError) as exc:  # pathological nesting
+    except (RecursionError, MemoryError) as exc:
         raise SourceError(f"{what} could not be parsed: {type(exc).__name__}")
 
 

@@ -78,7 +78,12 @@ def process(path: Path, job: Job) -> Outcome:
             outcome.written = True
     except (SourceError, FileProblem) as exc:  # EngineError included: the rule is named in the message
         outcome.error = f"{_where(outcome.display, exc.line, exc.column)}: {exc.message}"
-        outcome.edits, outcome.diff = [], ""  # nothing of this file was (or would be) changed
+    except RecursionError:
+        outcome.error = f"{outcome.display}: nested too deeply to migrate (Python's recursion limit); left as it was"
+    except Exception as exc:  # a bug of ours must cost this file, never the others
+        outcome.error = f"{outcome.display}: internal error, left as it was ({type(exc).__name__}: {exc}); please report it"
+    if outcome.error:
+        outcome.edits, outcome.diff, outcome.notes = [], "", []  # nothing of this file was (or would be) changed
     return outcome
 
 

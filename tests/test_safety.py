@@ -122,3 +122,30 @@ def test_discovery_skips_hidden_venvs_caches_and_gitignored(tmp_path):
     assert found == {"pkg/k.py"}
     named = tmp_path / "build" / "gen.py"
     assert discover([named]) == [named], "a file named on the command line is always taken"
+
+
+@pytest.mark.parametrize("body,message", [
+    ("(" * 3000 + "1" + ")" * 3000, "too many nested parentheses"),  # would crash LibCST's native parser
+    ("+".join(["1"] * 2500), "nested too deeply to migrate"),  # parses, but is deeper than a tree walk goes
+])
+def test_a_file_too_deep_costs_only_itself(tmp_path, body, message):
+    deep = tmp_path / "deep.py"
+    deep.write_text("x = " + body + "\n")
+    ok = tmp_path / "ok.py"
+    ok.write_text("import pypto.language as pl\ny = pl.view(t, [1], [0])\n")
+    outcomes = [process(p, Job(("PTO001",))) for p in (deep, ok)]
+    assert message in outcomes[0].error and outcomes[0].diff == ""
+    assert outcomes[1].error is None and "pl.slice" in outcomes[1].diff
+
+
+def test_an_internal_error_costs_only_its_file(tmp_path, monkeypatch):
+    f = tmp_path / "k.py"
+    f.write_text("import pypto.language as pl\npl.view(a, [1], [0])\n")
+
+    def bug(*_a, **_k):
+        raise KeyError("surprise")
+
+    monkeypatch.setattr("codemods.runner.migrate", bug)
+    outcome = process(f, Job(("PTO001",), write=True))
+    assert outcome.error == f"{outcome.display}: internal error, left as it was (KeyError: 'surprise'); please report it"
+    assert "pl.view" in f.read_text()
