@@ -118,14 +118,19 @@ def main() -> None:
 @click.option("--write", is_flag=True, help="Apply the changes in place (default: print the diff).")
 @click.option("--diff-file", type=click.Path(dir_okay=False, writable=True, path_type=Path), help="Also write the diff to FILE.")
 @click.option("--verify", is_flag=True, help="Run each migrated kernel against its original; never write one that fails.")
+@click.option("--interactive", "-i", is_flag=True, help="Review the migration hunk by hunk and write the hunks you accept.")
 @_with(size_options)
 @_with(selection)
-def run_command(paths, write, diff_file, verify, sets, inputs, select, ignore, jobs) -> None:
+def run_command(paths, write, diff_file, verify, interactive, sets, inputs, select, ignore, jobs) -> None:
     """Migrate PATH... : print a unified diff (dry run) or, with --write, apply it."""
     rules = _load(select, ignore)
     settings = _settings(sets, inputs) if verify else None
-    job = Job(tuple(r.id for r in rules), write=write, strict=not (select or ignore), verify=settings)
-    outcomes = run(discover(list(paths)), job, jobs)
+    job = Job(tuple(r.id for r in rules), write=write and not interactive, strict=not (select or ignore), verify=settings)
+    files = discover(list(paths))
+    outcomes = run(files, job, jobs)
+    if interactive:
+        _report(outcomes)
+        sys.exit(_interactive(files, outcomes, job))
     diff = "".join(o.diff for o in outcomes)
     if diff and not write:
         _stdout(diff)
@@ -241,6 +246,54 @@ def rules_command(rule: str | None) -> None:
         out.print(f"Example {i}, before:\n{ex.before.strip()}\n\nafter:\n{ex.after.strip()}\n", markup=False)
     for i, code in enumerate(chosen.unchanged, 1):
         out.print(f"Left unchanged {i}:\n{code.strip()}\n", markup=False)
+
+
+def _interactive(files, outcomes, job) -> int:
+    """The reviewer's loop: every changed file, hunk by hunk; accepted hunks are written."""
+    from .diffs import unified_diff
+    from .engine import migrate
+    from .review import CHOICES, HELP, apply, hunks_of, review_file
+    from .rulebook import load_api
+    from .sources import FileProblem, read_text, write_atomic
+
+    out = _console(sys.stdout)
+    ask = lambda: click.prompt("apply? [y,n,a,d,q,?]", type=click.Choice(CHOICES + "?"), show_choices=False)
+
+    def asker():
+        answer = ask()
+        while answer == "?":
+            out.print(HELP)
+            answer = ask()
+        return answer
+
+    def show(title, text):
+        out.print(f"\n{title}")
+        _stdout(text if text.endswith("\n") else text + "\n")
+
+    failed = False
+    rules = tuple(r for r in load_rules() if r.id in job.rule_ids)
+    known = frozenset(r.id for r in load_rules()) | {"API"}
+    for path, o in zip(files, outcomes):
+        if not o.diff:
+            continue
+        try:
+            original = read_text(path)
+            # One line of context: each change block is a hunk of its own to decide on.
+            diff = unified_diff(original, migrate(original, rules, load_api(), known).output, o.display, context=1)
+            accepted, quit_ = review_file(o.display, diff, asker, show)
+            if any(accepted):
+                new = apply(original, hunks_of(diff), accepted)
+                write_atomic(path, new)
+                left = migrate(new, rules, load_api(), known, strict=job.strict)
+                out.print(f"{o.display}: {sum(accepted)} of {len(accepted)} hunks written; "
+                          f"{len(left.edits)} edits left, {len(left.findings)} need review")
+        except FileProblem as exc:
+            failed = True
+            _console().print(f"error: {o.display}: {exc.message}")
+            quit_ = False
+        if quit_:
+            break
+    return 1 if failed or any(o.error for o in outcomes) else 0
 
 
 def _stdout(text: str) -> None:
