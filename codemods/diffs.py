@@ -24,3 +24,34 @@ def unified_diff(before: str, after: str, display_path: str, context: int = 3) -
             continue  # difflib's own ---/+++ header; ours above carries the paths
         out.append(line if line.endswith("\n") else line + "\n" + NO_EOL)
     return "".join(out)
+
+
+def restore_untouched(original: str, roundtrip: str, output: str) -> str:
+    """Put back what the CST round trip lost, wherever no rule wrote.
+
+    LibCST reproduces almost every file exactly; where it does not (LibCST 1.9 drops the
+    space in `except (A, B) :`), `roundtrip` differs from `original`. The migration was
+    computed from the round trip, so each line it left alone is restored from the original:
+    a three-way merge with the round trip as base. Lines a rule rewrote keep the rewrite.
+    """
+    o, r, u = lines_of(original), lines_of(roundtrip), lines_of(output)
+    if len(o) == len(r):  # the usual loss is within a line: lines correspond by position
+        lost = [("replace", i, i + 1, i, i + 1) for i in range(len(r)) if r[i] != o[i]]
+    else:
+        lost = [op for op in difflib.SequenceMatcher(None, r, o, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if not lost:
+        return output
+    kept = {}  # round-trip line -> output line, for lines the migration did not touch
+    for tag, i1, i2, j1, _ in difflib.SequenceMatcher(None, r, u, autojunk=False).get_opcodes():
+        if tag == "equal":
+            kept.update({i1 + k: j1 + k for k in range(i2 - i1)})
+    edits = []
+    for _, i1, i2, j1, j2 in lost:
+        span = range(i1, i2)
+        if i2 > i1 and all(i in kept for i in span) and kept[i2 - 1] - kept[i1] == i2 - 1 - i1:
+            edits.append((kept[i1], kept[i2 - 1] + 1, o[j1:j2]))
+        elif i2 == i1 and (i1 - 1) in kept:  # lines the round trip dropped: back after their predecessor
+            edits.append((kept[i1 - 1] + 1, kept[i1 - 1] + 1, o[j1:j2]))
+    for start, stop, lines in sorted(edits, reverse=True):
+        u[start:stop] = lines
+    return "".join(u)

@@ -20,6 +20,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .aliases import ScopeTracker
+from .diffs import restore_untouched
 from .rulebook import ApiTable, Rule
 from .syntax import code
 from .transforms import make_transform
@@ -294,6 +295,16 @@ def _with_markers(statement, flags) -> cst.CSTNode:
 
 
 def parse(text: str, what: str = "input") -> cst.Module:
+    check_python(text, what)
+    try:
+        return cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        raise SourceError(f"{what} is valid Python, but LibCST cannot parse it: {_reason(exc)}", exc.editor_line, exc.editor_column)
+    except (RecursionError, MemoryError) as exc:
+        raise SourceError(f"{what} could not be parsed: {type(exc).__name__}")
+
+
+def check_python(text: str, what: str = "input") -> None:
     # CPython's parser goes first: it places syntax errors precisely, and it rejects nesting
     # (over 200 parentheses) on which LibCST's native parser would overflow its stack and
     # take the whole process down instead of raising.
@@ -306,12 +317,6 @@ def parse(text: str, what: str = "input") -> cst.Module:
         raise SourceError(f"{what} is nested too deeply to parse")
     except ValueError as exc:  # a NUL byte
         raise SourceError(f"{what} cannot be parsed: {exc}")
-    try:
-        return cst.parse_module(text)
-    except cst.ParserSyntaxError as exc:
-        raise SourceError(f"{what} is not valid Python: {_reason(exc)}", exc.editor_line, exc.editor_column)
-    except (RecursionError, MemoryError) as exc:
-        raise SourceError(f"{what} could not be parsed: {type(exc).__name__}")
 
 
 def _reason(exc: cst.ParserSyntaxError) -> str:
@@ -329,8 +334,14 @@ def migrate(
     """
     bom = BOM if text.startswith(BOM) else ""
     body = text[len(bom):]
+    if api.module.split(".")[0] not in body:
+        # Without the word "pypto" nothing can name the module, and no marker can stand:
+        # no rule has anything to do. Still a file that is not Python is reported.
+        check_python(body)
+        return Result(text, text)
     module = out_module = parse(body)
-    output = body
+    roundtrip = module.code
+    output = roundtrip  # what LibCST reproduces; restored to the original below where untouched
     edits: list[Edit] = []
     plan = None
     # Rules that restructure kernel regions run first; the type-directed ones then plan on
@@ -353,6 +364,10 @@ def migrate(
                     exc.editor_column,
                 )
             output = new_output
+    if roundtrip != body:
+        restored = restore_untouched(body, roundtrip, output)
+        if restored != output:
+            output, out_module = restored, parse(restored, "output")
     findings, reviewed = scan(out_module, output, api, known_ids)
     if strict:
         findings = sorted(findings + _strict_findings(out_module, api), key=lambda f: (f.line, f.column, f.rule))

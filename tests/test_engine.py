@@ -100,7 +100,7 @@ def test_unparsable_output_is_an_engine_error_naming_the_rule(monkeypatch, api):
     transforms.make_transform.cache_clear()
     rule = Rule("PTO900", "broken", "s", "w", "safe", "broken", {}, (Example("x", "y"),), (), Path("broken.toml"))
     with pytest.raises(EngineError) as info:
-        migrate("x = 1\n", (rule,), api, frozenset({"PTO900"}))
+        migrate("import pypto.language as pl\nx = 1\n", (rule,), api, frozenset({"PTO900"}))
     assert "PTO900" in info.value.message
 
 
@@ -117,7 +117,7 @@ def test_a_rule_that_raises_is_an_engine_error_with_position(monkeypatch, api):
     transforms.make_transform.cache_clear()
     rule = Rule("PTO902", "raising", "s", "w", "safe", "raising", {}, (Example("x", "y"),), (), Path("r.toml"))
     with pytest.raises(EngineError) as info:
-        migrate("\nvalue = 1\n", (rule,), api, frozenset({"PTO902"}))
+        migrate("# pypto kernel\nvalue = 1\n", (rule,), api, frozenset({"PTO902"}))
     assert "PTO902" in info.value.message and "CSTValidationError" in info.value.message
     assert info.value.line == 2
 
@@ -182,3 +182,41 @@ def test_fuzz_rename_is_exact_and_idempotent(run_rules, program):
     result = run_rules(text, ("PTO001",))
     assert result.output == expected
     assert run_rules(result.output, ("PTO001",)).output == expected
+
+
+def test_what_libcst_loses_outside_the_edits_is_put_back(run_rules):
+    # LibCST 1.9 drops the space before ':' in `except (A, B) :`; nothing of that may reach the output.
+    text = (
+        HEADER
+        + "def f(t):\n"
+        + "    try:\n"
+        + "        x = pl.view(t, [1], [0])\n"
+        + "    except (KeyError, ValueError) :\n"
+        + "        x = None\n"
+        + "    return x\n"
+    )
+    assert cst.parse_module(text).code != text, "the LibCST bug this guards against is gone: keep the test anyway"
+    assert run_rules("# nothing to do\n" + text.replace("pl.view", "other.view")).changed is False
+    out = run_rules(text).output
+    assert out == text.replace("pl.view(", "pl.slice(")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["a\n", "b\n", "c\n", "d\n"]), min_size=1, max_size=12),
+       st.lists(st.integers(0, 11), max_size=3), st.lists(st.integers(0, 11), max_size=3))
+def test_restore_untouched_keeps_edits_and_restores_the_rest(lines, lossy_at, edit_at):
+    from codemods.diffs import restore_untouched
+
+    original = "".join(lines)
+    roundtrip_lines = [l.replace("\n", " \n") if i in lossy_at else l for i, l in enumerate(lines)]  # "lost" whitespace
+    output_lines = [l.upper() if i in edit_at and i not in lossy_at else l for i, l in enumerate(roundtrip_lines)]
+    restored = restore_untouched(original, "".join(roundtrip_lines), "".join(output_lines))
+    want = [l.upper() if i in edit_at and i not in lossy_at else l for i, l in enumerate(lines)]
+    assert restored == "".join(want)
+
+
+def test_files_without_pypto_are_only_syntax_checked(run_rules):
+    deep_strings = "x = (" + " ".join(["'s'"] * 3000) + ")\n"  # too deep for a LibCST tree walk
+    assert run_rules(deep_strings).output == deep_strings
+    with pytest.raises(SourceError):
+        run_rules("def f(:\n")

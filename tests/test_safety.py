@@ -130,7 +130,7 @@ def test_discovery_skips_hidden_venvs_caches_and_gitignored(tmp_path):
 ])
 def test_a_file_too_deep_costs_only_itself(tmp_path, body, message):
     deep = tmp_path / "deep.py"
-    deep.write_text("x = " + body + "\n")
+    deep.write_text("import pypto.language as pl\nx = " + body + "\n")
     ok = tmp_path / "ok.py"
     ok.write_text("import pypto.language as pl\ny = pl.view(t, [1], [0])\n")
     outcomes = [process(p, Job(("PTO001",))) for p in (deep, ok)]
