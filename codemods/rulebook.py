@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -76,10 +77,14 @@ class ApiTable:
 
 
 def default_rules_dir() -> Path:
+    """PYPTO_MIGRATE_RULES, else the checkout's rules/ (editable installs), else the installed copy."""
     env = os.environ.get("PYPTO_MIGRATE_RULES")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parent.parent / "rules"
+    checkout = Path(__file__).resolve().parent.parent / "rules"
+    if checkout.is_dir():
+        return checkout
+    return Path(sys.prefix) / "share" / "pypto-migrate" / "rules"
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
