@@ -10,96 +10,22 @@ is what makes a second run a no-op.
 
 from __future__ import annotations
 
-import ast
 import re
-from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import libcst as cst
 
 from .capacity import region_usage
-from .kernels import Constant, KernelFunction, OpIndex, Region, evaluate, find_regions, kernel_functions
-from .syntax import code, statements, walk
+from .plan import Allocation, Plan, RegionPlan, StatementEdit, View
+from .prescan import RegionScan
+from .shapes import ShapeConstants
+from .kernels import KernelFunction, OpIndex, Region, find_regions, kernel_functions
+from .syntax import attr_name, code, codes, is_name, statements
 from .rulebook import ApiTable
 from .values import ACC, LEFT, MAT, MATMUL_ACC_DTYPE, RIGHT, SCALAR_VAL, TENSOR, TILE, UNKNOWN_VAL, VEC, Val, join, row_reduced
 
 VECTOR_RESULT_OPS = {"add", "sub", "mul", "div", "maximum", "minimum", "exp", "neg", "recip", "rsqrt", "sqrt", "log", "abs", "relu"}
 ROW_REDUCTIONS = {"row_sum", "row_max", "row_min"}
-SCALAR_OPS = {"min", "max", "tensor.read", "tile.read", "read"}
-
-
-@dataclass
-class Allocation:
-    """One tile a kernel needs: a call site that produces a tile, and the name it is bound to."""
-
-    space: str
-    shape: tuple[str, ...]
-    dtype: str
-    what: str
-    statement: cst.CSTNode
-    name: str | None  # None: a temporary inside the statement
-
-
-@dataclass
-class RegionPlan:
-    region: Region
-    body: list
-    function: str = ""
-    handoff: dict[str, "Handoff"] = field(default_factory=dict)
-    slice_space: dict[str, str] = field(default_factory=dict)
-    stored: set[str] = field(default_factory=set)
-    preamble: dict[str, tuple[str, str]] = field(default_factory=dict)  # tensor -> (tile name, rule that asked)
-    renames: dict[str, str] = field(default_factory=dict)
-    name_nodes: dict[str, list[cst.Name]] = field(default_factory=dict)
-    tile_vars: set[str] = field(default_factory=set)
-    allocations: list[Allocation] = field(default_factory=list)
-    pending_reload: dict[str, "Handoff"] = field(default_factory=dict)
-    constants: dict[str, float] = field(default_factory=dict)  # the numbers the shapes evaluate with
-    fold_only: set[str] = field(default_factory=set)  # slice variables used only as sources of slices
-    views: dict[str, "View"] = field(default_factory=dict)
-
-
-@dataclass
-class View:
-    """A slice of a Tensor that is only ever sliced again: folded into its users' loads."""
-
-    root: str
-    offsets: tuple[str, ...]
-    cast: str | None
-    dtype: str | None
-
-
-@dataclass
-class Handoff:
-    var: str
-    buffer: str
-    shape: tuple[str, ...]
-    dtype: str
-    valid: str | None
-    region: Region
-    flagged: bool = False
-
-
-@dataclass
-class StatementEdit:
-    rule: str
-    where: str  # "before" | "after" | "prepend" | "remove"
-    node: cst.CSTNode
-    code: str = ""
-
-
-@dataclass
-class Plan:
-    alias: str = "pl"
-    regions: list[Region] = field(default_factory=list)
-    region_plans: list[RegionPlan] = field(default_factory=list)
-    decisions: dict[str, dict[cst.CSTNode, object]] = field(default_factory=lambda: defaultdict(dict))
-    statements: list[StatementEdit] = field(default_factory=list)
-    flags: list[tuple[str, cst.CSTNode, str]] = field(default_factory=list)
-    constants: dict[str, Constant] = field(default_factory=dict)
-
-    def of(self, rule: str) -> dict[cst.CSTNode, object]:
-        return self.decisions.get(rule, {})
 
 
 @dataclass
@@ -115,7 +41,7 @@ class _Stmt:
         return _Stmt(self.node, self.region, self.target, False)
 
 
-class Planner:
+class Planner(RegionScan, ShapeConstants):
     def __init__(self, module: cst.Module, api: ApiTable) -> None:
         self.module = module
         self.api = api
@@ -161,143 +87,6 @@ class Planner:
     # -- structure -----------------------------------------------------------------------
     def _call_op(self, node) -> str | None:
         return self.ops.get(node) if isinstance(node, cst.Call) else None
-
-    def _prescan(self, region: Region, body: list) -> RegionPlan:
-        rp = RegionPlan(region, body)
-        created, assembled, assigns = set(), set(), defaultdict(list)
-        statement_of: dict[cst.CSTNode, cst.CSTNode] = {}
-        uses: dict[str, list[tuple]] = defaultdict(list)
-
-        def visit(node, parent_op=None, parent_index=None, grand=None, call=None):
-            if isinstance(node, cst.Name):
-                rp.name_nodes.setdefault(node.value, []).append(node)
-                uses[node.value].append((parent_op, parent_index, grand, call))
-                return
-            if isinstance(node, cst.Call):
-                op = self.ops.get(node)
-                for i, arg in enumerate(node.args):
-                    if arg.keyword is not None:
-                        visit(arg.value, None, None)
-                    else:
-                        visit(arg.value, op, i, (parent_op, parent_index), node)
-                visit(node.func, None, None)
-                return
-            if isinstance(node, cst.Attribute):
-                visit(node.value)
-                return
-            for child in node.children:
-                visit(child)
-
-        def scan_stmt(s):
-            if isinstance(s, cst.SimpleStatementLine):
-                for small in s.body:
-                    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-                        name = small.targets[0].target.value
-                        rp.name_nodes.setdefault(name, []).append(small.targets[0].target)
-                        assigns[name].append(small.value)
-                        statement_of[small.value] = s
-                        op = self._call_op(small.value)
-                        if op == "create_tensor":
-                            created.add(name)
-                        if op == "assemble" and small.value.args and _is_name(small.value.args[0].value, name):
-                            assembled.add(name)
-                        if op == "assemble" and small.value.args and isinstance(small.value.args[0].value, cst.Name):
-                            rp.stored.add(small.value.args[0].value.value)
-                        visit(small.value)
-                    else:
-                        visit(small)
-            elif isinstance(s, cst.For):
-                if isinstance(s.target, cst.Name):
-                    rp.name_nodes.setdefault(s.target.value, []).append(s.target)
-                visit(s.iter)
-                for inner in statements(s):
-                    scan_stmt(inner)
-            elif isinstance(s, (cst.If, cst.While)):
-                visit(s.test)
-                for inner in statements(s):
-                    scan_stmt(inner)
-                if isinstance(s, cst.If) and s.orelse is not None:
-                    for inner in statements(s.orelse):
-                        scan_stmt(inner)
-            elif isinstance(s, cst.With):
-                for inner in statements(s):
-                    scan_stmt(inner)
-
-        for s in body:
-            scan_stmt(s)
-        for node, message in self._padding(rp, assigns, uses, created):
-            self._flag("padding-buffer", statement_of[node], message)
-        for name in created & assembled:
-            call = next(v for v in assigns[name] if self._call_op(v) == "create_tensor")
-            shape, dtype, valid = self._creation(call)
-            buffer = self._fresh(f"{name}_buf")
-            rp.handoff[name] = Handoff(name, buffer, shape or (), dtype or "FP32", valid, region)
-        for name, values in assigns.items():
-            if values and all(self._call_op(v) in ("slice", "view") for v in values):
-                contexts = [u for u in uses[name] if u[0] is not None or u[2] is not None]
-                in_matmul = all(
-                    (op == "matmul" and i in (0, 1)) or (op == "transpose" and i == 0 and g and g[0] == "matmul")
-                    for op, i, g, _ in uses[name]
-                )
-                rp.slice_space[name] = MAT if in_matmul and contexts else VEC
-        rp.tile_vars = {n for n, vs in assigns.items() if (n not in rp.stored or n in rp.handoff) and any(self._tileish(v) for v in vs)}
-        for name, values in assigns.items():
-            parts = self._view_parts(values[0]) if len(values) == 1 else None
-            if parts is None or not uses[name]:
-                continue
-            rank = len(parts[0].args[2].value.elements)
-            if all(op in ("slice", "view") and i == 0 and self._foldable_use(call, rank) for op, i, _, call in uses[name]):
-                rp.fold_only.add(name)
-        return rp
-
-    def _padding(self, rp: RegionPlan, assigns, uses, created) -> list[tuple[cst.CSTNode, str]]:
-        """A buffer that is only ever used to update itself is never read: padding, or a leftover."""
-        found = []
-        for name in created | {n for n, vs in assigns.items() if any(self._call_op(v) == "create_tile" for v in vs)}:
-            own = sum(1 for v in assigns[name] for n in walk(v) if isinstance(n, cst.Name) and n.value == name)
-            if own == len(uses[name]) and name not in rp.stored:
-                node = next(v for v in assigns[name] if self._call_op(v) in ("create_tensor", "create_tile"))
-                found.append((node, f"{name} is written but never read: a padding buffer kept only to raise "
-                              "the reported occupancy? Remove it, or keep it deliberately"))
-        return found
-
-    def _view_parts(self, value):
-        """`slice(T, shape, off)` or `cast(slice(T, shape, off), target_type=D)`: (slice call, cast node)."""
-        cast = None
-        if self._call_op(value) == "cast":
-            kw = {a.keyword.value: a.value for a in value.args if a.keyword is not None}
-            pos = [a.value for a in value.args if a.keyword is None]
-            cast = kw.get("target_type") or (pos[1] if len(pos) > 1 else None)
-            value = pos[0] if pos else None
-        if self._call_op(value) not in ("slice", "view"):
-            return None
-        pos = [a.value for a in value.args if a.keyword is None]
-        if len(pos) < 3 or not isinstance(pos[0], cst.Name) or _codes(pos[2]) is None or any(a.keyword for a in value.args):
-            return None
-        if any(isinstance(n, cst.Call) for e in pos[2].elements for n in walk(e.value)):
-            return None  # offsets with calls in them cannot be copied into another load
-        return value, cast
-
-    def _foldable_use(self, call, rank: int) -> bool:
-        pos = [a.value for a in call.args if a.keyword is None]
-        offsets = _codes(pos[2]) if len(pos) > 2 else None
-        return offsets is not None and len(offsets) == rank and not any(a.keyword for a in call.args)
-
-    def _tileish(self, value) -> bool:
-        op = self._call_op(value)
-        return op is not None and op not in SCALAR_OPS and op not in ("store", "assemble")
-
-    def _decide_renames(self, plans: list[RegionPlan]) -> None:
-        seen: dict[str, int] = {}
-        for p in plans:
-            for name in sorted(p.tile_vars):
-                if name in seen:
-                    new = self._fresh(f"{name}_{p.region.index}")
-                    p.renames[name] = new
-                    for node in p.name_nodes.get(name, ()):
-                        self.plan.decisions["unique-tile-names"][node] = new
-                else:
-                    seen[name] = p.region.index
 
     # -- statements ----------------------------------------------------------------------
     def _block(self, stmts, env: dict[str, Val], rp: RegionPlan | None, scope) -> None:
@@ -376,7 +165,7 @@ class Planner:
         root = env.get(pos[0].value)
         if root is None or not root.is_tensor:
             return False
-        offsets = _codes(pos[2])
+        offsets = codes(pos[2])
         inner = rp.views.get(pos[0].value)
         if inner is not None:  # a view of a view: compose down to the real tensor
             if len(inner.offsets) != len(offsets) or (inner.cast and cast is not None):
@@ -386,10 +175,10 @@ class Planner:
             root_name, cast_text = inner.root, inner.cast or (code(cast) if cast is not None else None)
         else:
             root_name, cast_text = pos[0].value, code(cast) if cast is not None else None
-        dtype = _dtype(cast, self.ops) if cast is not None else root.dtype
+        dtype = attr_name(cast) if cast is not None else root.dtype
         rp.views[name] = View(root_name, offsets, cast_text, dtype)
         self._edit("slice-to-load", "remove", stmt)
-        env[name] = Val(TENSOR, _codes(pos[1]), dtype)
+        env[name] = Val(TENSOR, codes(pos[1]), dtype)
         return True
 
     # -- hand-off buffers (a value assembled piecewise from tiles) ----------------------
@@ -403,7 +192,7 @@ class Planner:
                        f"{h.buffer} = pl.create_tensor([{shape}], dtype=pl.{h.dtype})")
             env[name] = Val(TENSOR, h.shape, h.dtype)
             return True
-        if op == "assemble" and _is_name(small.value.args[0].value, name):
+        if op == "assemble" and is_name(small.value.args[0].value, name):
             piece = self._expr(small.value.args[1].value, env, _Stmt(stmt, rp))
             self._expr(small.value.args[2].value, env, _Stmt(stmt, rp))
             offset = small.value.args[2].value
@@ -484,16 +273,16 @@ class Planner:
             src = self._expr(pos[0], env, inner) if pos else UNKNOWN_VAL
             for extra in pos[1:]:
                 self._expr(extra, env, inner)
-            shape = _codes(pos[2]) if len(pos) > 2 else None
+            shape = codes(pos[2]) if len(pos) > 2 else None
             if len(pos) > 2 and rp is not None:
                 self._hoist_shape(pos[2], sc)
-            space = _space(kw.get("target_memory")) or VEC
+            space = attr_name(kw.get("target_memory")) or VEC
             if rp is not None and shape:
                 self._alloc(rp, space, shape, src.dtype, f"load of {code(pos[0])}", sc)
             return Val(TILE, shape, src.dtype, space)
         if op == "move":
             src = self._expr(pos[0], env, inner) if pos else UNKNOWN_VAL
-            space = _space(kw.get("target_memory") or (pos[1] if len(pos) > 1 else None)) or VEC
+            space = attr_name(kw.get("target_memory") or (pos[1] if len(pos) > 1 else None)) or VEC
             shape = src.shape
             if shape and _is_true(kw.get("transpose")):
                 shape = shape[::-1]
@@ -541,13 +330,13 @@ class Planner:
             return first
         shape, dtype = first.shape, first.dtype
         if op == "cast":
-            dtype = _dtype(kw.get("target_type") or (pos[1] if len(pos) > 1 else None), self.ops) or dtype
+            dtype = attr_name(kw.get("target_type") or (pos[1] if len(pos) > 1 else None)) or dtype
         elif op in ROW_REDUCTIONS:
             shape = row_reduced(first)
             if len(pos) < 2 and "tmp_tile" not in kw:
                 self._scratch(node, first, sc)
         elif op == "reshape" and len(pos) > 1:
-            shape = _codes(pos[1])
+            shape = codes(pos[1])
             self._hoist_shape(pos[1], sc)
         elif op == "transpose" and shape:
             shape = shape[::-1]
@@ -572,8 +361,8 @@ class Planner:
         pos = [a.value for a in node.args if a.keyword is None]
         kw = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
         src = self._expr(pos[0], env, sc.inner()) if pos else UNKNOWN_VAL
-        shape = _codes(pos[1]) if len(pos) > 1 else None
-        offsets = _codes(pos[2]) if len(pos) > 2 else None
+        shape = codes(pos[1]) if len(pos) > 1 else None
+        offsets = codes(pos[2]) if len(pos) > 2 else None
         if len(pos) > 2:
             self._expr(pos[2], env, sc.inner())
         if rp is None:
@@ -611,7 +400,7 @@ class Planner:
         if op == "create_tile":
             if rp is not None and node.args:
                 self._hoist_shape(node.args[0].value, sc)
-            space = _space(next((a.value for a in node.args if a.keyword and a.keyword.value == "target_memory"), None)) or VEC
+            space = attr_name(next((a.value for a in node.args if a.keyword and a.keyword.value == "target_memory"), None)) or VEC
             if rp is not None and shape:
                 self._alloc(rp, space, shape, dtype, "pl.create_tile", sc)
             return Val(TILE, shape, dtype, space)
@@ -635,8 +424,8 @@ class Planner:
     def _creation(self, node: cst.Call):
         pos = [a.value for a in node.args if a.keyword is None]
         kw = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
-        shape = _codes(pos[0]) if pos else _codes(kw.get("shape"))
-        dtype = _dtype(kw.get("dtype") or (pos[1] if len(pos) > 1 else None), self.ops)
+        shape = codes(pos[0]) if pos else codes(kw.get("shape"))
+        dtype = attr_name(kw.get("dtype") or (pos[1] if len(pos) > 1 else None))
         valid = code(kw["valid_shape"]) if "valid_shape" in kw else None
         return shape, dtype, valid
 
@@ -690,7 +479,7 @@ class Planner:
         if how_l or how_r:
             self.plan.decisions["matmul-operands"][node] = (how_l, how_r)
         shape = (lhs.shape[0], rhs.shape[1]) if lhs.shape and rhs.shape and len(lhs.shape) == 2 and len(rhs.shape) == 2 else None
-        dtype = _dtype(kw.get("out_dtype"), self.ops) or MATMUL_ACC_DTYPE
+        dtype = attr_name(kw.get("out_dtype")) or MATMUL_ACC_DTYPE
         if shape:
             self._alloc(rp, ACC, shape, dtype, "matmul result", sc)
         return Val(TILE, shape, dtype, ACC)
@@ -758,70 +547,6 @@ class Planner:
         self._edit("tile-reduction-scratch", "before", sc.node, text)
         self._alloc(sc.region, VEC, first.shape, first.dtype, "scratch tile", sc.node, name)
 
-    def _hoist_shape(self, shape_node, sc: _Stmt) -> None:
-        if not isinstance(shape_node, (cst.List, cst.Tuple)):
-            return
-        for element in shape_node.elements:
-            if isinstance(element.value, (cst.Name, cst.Integer)):
-                continue
-            name = self._constant_for(code(element.value), sc)
-            if name:
-                self.plan.decisions["hoist-tile-shape"][element.value] = name
-
-    def _shape_text(self, shape: tuple[str, ...] | None) -> str:
-        if not shape:
-            return "[]"
-        return "[" + ", ".join(s if _simple(s) else (self._constant_for(s, None) or s) for s in shape) + "]"
-
-    def _constant_for(self, expr: str, sc: _Stmt | None) -> str | None:
-        try:
-            tree = ast.parse(expr, mode="eval").body
-        except SyntaxError:
-            return None
-        names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-        unknown = [n for n in names if n not in self.consts]
-        if unknown:
-            if sc is not None:
-                self._flag("hoist-tile-shape", sc.node, f"tile shape {expr} depends on {', '.join(sorted(unknown))}, "
-                           "which is not a compile-time constant")
-            return None
-        level = "module" if all(self.consts[n].level == "module" for n in names) else "builder"
-        key = (level, ast.dump(tree))
-        if key in self.hoisted:
-            return self.hoisted[key]
-        base = _describe(tree)
-        name = self._fresh(base.upper() if level == "module" else base.lower())
-        self.hoisted[key] = name
-        value = evaluate(expr, self.env_numbers)
-        deps = [self.consts[n] for n in names]
-        text = f"{name} = {expr}"
-        anchors = [c.statement for c in deps if c.level == level and not isinstance(c.statement, cst.FunctionDef)]
-        if anchors:
-            anchor = max(anchors, key=lambda s: self._order(s))
-            self._edit("hoist-tile-shape", "after", anchor, text)
-        else:
-            self._edit("hoist-tile-shape", "prepend", self.kf.builder if level == "builder" else self.module, text)
-        if value is not None:
-            const = Constant(name, value, self.kf.builder or self.module, level)
-            self.consts = {**self.consts, name: const}
-            self.env_numbers[name] = value
-            self.plan.constants[name] = const
-        return name
-
-    def _order(self, statement) -> int:
-        order = getattr(self, "_stmt_order", None)
-        if order is None:
-            order = self._stmt_order = {}
-
-            def number(body):
-                for s in body:
-                    order[s] = len(order)
-                    if isinstance(s, (cst.FunctionDef, cst.ClassDef)):
-                        number(statements(s))
-
-            number(self.module.body)
-        return order.get(statement, -1)
-
     def _alloc(self, rp: RegionPlan | None, space, shape, dtype, what, where, name=None) -> None:
         """Record a tile; `where` is the statement, or the expression's _Stmt (named when direct)."""
         if isinstance(where, _Stmt):
@@ -842,8 +567,8 @@ class Planner:
             if head in ("Out", "InOut") and elements:
                 return self._annotation(elements[0])
             if head in ("Tensor", "Tile") and elements:
-                shape = _codes(elements[0])
-                dtype = _dtype(elements[1], self.ops) if len(elements) > 1 else None
+                shape = codes(elements[0])
+                dtype = attr_name(elements[1]) if len(elements) > 1 else None
                 return Val(TENSOR if head == "Tensor" else TILE, shape, dtype, VEC if head == "Tile" else None)
         return SCALAR_VAL
 
@@ -882,47 +607,16 @@ def _plus(a: str, b: str) -> str:
 
 
 
-def _is_name(node, name: str) -> bool:
-    return isinstance(node, cst.Name) and node.value == name
 
 
 def _is_true(node) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
 
 
-def _codes(node) -> tuple[str, ...] | None:
-    if isinstance(node, (cst.List, cst.Tuple)):
-        return tuple(code(e.value) for e in node.elements)
-    return None
 
 
-def _space(node) -> str | None:
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
-    return None
 
 
-def _dtype(node, ops) -> str | None:
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
-    return None
-
-
-def _simple(s: str) -> bool:
-    return s.isidentifier() or s.isdigit()
-
-
-def _describe(tree: ast.AST) -> str:
-    if isinstance(tree, ast.Name):
-        return tree.id
-    if isinstance(tree, ast.Constant):
-        return str(tree.value).replace(".", "_")
-    if isinstance(tree, ast.BinOp):
-        if isinstance(tree.op, ast.FloorDiv) and isinstance(tree.right, ast.Constant) and tree.right.value == 2:
-            return f"{_describe(tree.left)}_half"
-        word = {ast.Add: "plus", ast.Sub: "minus", ast.Mult: "times", ast.FloorDiv: "div", ast.Div: "div", ast.Mod: "mod"}.get(type(tree.op), "op")
-        return f"{_describe(tree.left)}_{word}_{_describe(tree.right)}"
-    return "shape"
 
 
 def _uses_whole(statement, name: str, ops) -> bool:
@@ -931,10 +625,9 @@ def _uses_whole(statement, name: str, ops) -> bool:
 
     class V(cst.CSTVisitor):
         def visit_Assign(self, node: cst.Assign) -> bool:
-            nonlocal found
             target = node.targets[0].target if len(node.targets) == 1 else None
             value = node.value
-            if _is_name(target, name) and isinstance(value, cst.Call) and ops.get(value) == "assemble" and value.args and _is_name(value.args[0].value, name):
+            if is_name(target, name) and isinstance(value, cst.Call) and ops.get(value) == "assemble" and value.args and is_name(value.args[0].value, name):
                 for arg in value.args[1:]:
                     arg.visit(self)
                 return False

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .diffs import unified_diff
-from .engine import Edit, Finding, SourceError, migrate
+from .engine import Edit, SourceError, migrate
+from .findings import Finding
 from .rulebook import load_api, load_rules
 from .sources import FileProblem, read_text, write_atomic
 

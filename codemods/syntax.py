@@ -33,3 +33,19 @@ def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         n = stack.pop()
         yield n
         stack.extend(n.children)
+
+
+def codes(node) -> tuple[str, ...] | None:
+    """The elements of a list or tuple literal as source text: `[B, K]` -> ("B", "K")."""
+    if isinstance(node, (cst.List, cst.Tuple)):
+        return tuple(code(e.value) for e in node.elements)
+    return None
+
+
+def is_name(node, name: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == name
+
+
+def attr_name(node) -> str | None:
+    """`FP32` of `pl.FP32`, `Vec` of `pl.MemorySpace.Vec`."""
+    return node.attr.value if isinstance(node, cst.Attribute) else None

@@ -42,7 +42,7 @@ HAND_CHECKED = [
     # idioms 10 and 11: a Tensor read inside a kernel comes from a tile loaded at the kernel's start
     ("decode_front", f"seq_lens_tile = pl.load(seq_lens, [0, 0], [batch, 1], {M}.Vec)"),
     ("decode_front", "pos = pl.tile.read(seq_lens_tile, [b0 + r, 0]) - 1"),
-    ("decode_front", f"q_normed = pl.col_expand_mul(pl.row_expand_mul(q_a, q_inv), q_norm_weight_tile)"),
+    ("decode_front", "q_normed = pl.col_expand_mul(pl.row_expand_mul(q_a, q_inv), q_norm_weight_tile)"),
     # idioms 11 and 12: orchestration keeps tensor.read; scalar pl.min is unchanged
     ("decode_front", "ctx_len = pl.min(max_seq, pl.tensor.read(seq_lens, [b, 0]))"),
     # idiom 7, transposed operand: a move with transpose=True replaces pl.transpose

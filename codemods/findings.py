@@ -1,0 +1,128 @@
+"""What still needs a person, read off a (migrated) text.
+
+Findings come from the output, not from the rules' memory, so that a dry run, a `--write`
+and a later `check` of the written file report the same lines, and so that a person's
+`# pypto-migrate: reviewed PTO0xx` marker is honoured wherever it stands: open review
+markers, markers naming unknown rules, removed API that no rule rewrote, and (for full
+runs) what the independent strict check of `codemods.strict` finds.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from .aliases import ScopeTracker
+from .rulebook import ApiTable
+from .syntax import code
+
+MARKER = re.compile(
+    r"#\s*pypto-migrate:\s*(?P<state>reviewed|review)\s+(?P<ids>[A-Za-z0-9]+(?:\s*,\s*[A-Za-z0-9]+)*)"
+    r"(?::\s*(?P<text>.*))?$"
+)
+
+
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Something a person must look at, positioned in the migrated text (1-based)."""
+
+    rule: str
+    line: int
+    column: int
+    message: str
+    level: str = "review"  # review | error
+
+
+def scan(module: cst.Module, text: str, api: ApiTable, known_ids: frozenset[str]) -> tuple[list[Finding], int]:
+    """Read what still needs a person off a (migrated) text: open markers, unknown ids, removed API."""
+    findings, reviewed = _markers(text, known_ids)
+    findings.extend(_removed_references(module, text, api))
+    findings.sort(key=lambda f: (f.line, f.column, f.rule))
+    return findings, reviewed
+
+
+def _markers(text: str, known_ids: frozenset[str]) -> tuple[list[Finding], int]:
+    findings: list[Finding] = []
+    reviewed = 0
+    if "pypto-migrate" not in text:
+        return findings, reviewed
+    try:
+        tokens = [t for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.COMMENT]
+    except (tokenize.TokenError, SyntaxError):
+        return findings, reviewed
+    for token in tokens:
+        m = MARKER.search(token.string)
+        if not m:
+            continue
+        line, column = token.start[0], token.start[1] + 1
+        for rule_id in (i.strip() for i in m.group("ids").split(",")):
+            if rule_id not in known_ids:
+                message = f"unknown rule id {rule_id!r} in a pypto-migrate marker"
+                findings.append(Finding(rule_id, line, column, message, "error"))
+            elif m.group("state") == "review":
+                findings.append(Finding(rule_id, line, column, (m.group("text") or "needs review").strip()))
+            else:
+                reviewed += 1
+    return findings, reviewed
+
+
+class _RemovedRefs(ScopeTracker, cst.CSTVisitor):
+    def __init__(self, module: cst.Module, api: ApiTable) -> None:
+        super().__init__()
+        self._init_scopes(module)
+        self.prefix = api.module + "."
+        self.removed = api.removed()
+        self.version = api.version
+        self.found: list[tuple[cst.CSTNode, str]] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self._enter(node)
+        if isinstance(node, (cst.Import, cst.ImportFrom)):
+            return False
+        target = node if isinstance(node, cst.Attribute) else node.func if isinstance(node, cst.Call) else None
+        if isinstance(target, (cst.Attribute, cst.Name)) and (target is node or isinstance(target, cst.Name)):
+            name = self.qualified(target)
+            op = name[len(self.prefix):] if name and name.startswith(self.prefix) else None
+            if op in self.removed:
+                written = code(target)
+                instead = written[: len(written) - len(op.split(".")[-1])] + self.removed[op].replacement
+                message = f"{written} was removed in the {self.version} API (use {instead}); not rewritten here, change it by hand"
+                self.found.append((target, message))
+        return True
+
+    def on_leave(self, original: cst.CSTNode) -> None:
+        self._exit(original)
+
+
+def strict_findings(module: cst.Module, api: ApiTable) -> list[Finding]:
+    from .strict import check_module
+
+    violations = [v for v in check_module(module, api) if "removed; use" not in v.message]  # the scan reports those
+    if not violations:
+        return []
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    return [
+        Finding("API", positions[v.node].start.line, positions[v.node].start.column + 1, v.message, "error")
+        for v in violations
+    ]
+
+
+def _removed_references(module: cst.Module, text: str, api: ApiTable) -> list[Finding]:
+    if not any(re.search(rf"\b{re.escape(op.rsplit('.', 1)[-1])}\b", text) for op in api.removed()):
+        return []  # the common case after a migration: no need to walk the tree
+    visitor = _RemovedRefs(module, api)
+    module.visit(visitor)
+    if not visitor.found:
+        return []
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    return [
+        Finding("API", positions[node].start.line, positions[node].start.column + 1, message, "error")
+        for node, message in visitor.found
+    ]
