@@ -68,6 +68,7 @@ def _var(node: cst.BaseExpression) -> str | None:
     return None
 
 
+@lru_cache(maxsize=512)
 def compile_call(text: str, module_alias: str = "pl") -> CallTemplate:
     try:
         expr = cst.parse_expression(_MV.sub(lambda m: _PREFIX + m.group(1), text))

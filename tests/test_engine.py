@@ -97,7 +97,6 @@ class _Broken:
 
 def test_unparsable_output_is_an_engine_error_naming_the_rule(monkeypatch, api):
     monkeypatch.setitem(transforms.KINDS, "broken", _Broken)
-    transforms.make_transform.cache_clear()
     rule = Rule("PTO900", "broken", "s", "w", "safe", "broken", {}, (Example("x", "y"),), (), Path("broken.toml"))
     with pytest.raises(EngineError) as info:
         migrate("import pypto.language as pl\nx = 1\n", (rule,), api, frozenset({"PTO900"}))
@@ -114,7 +113,6 @@ class _Raising:
 
 def test_a_rule_that_raises_is_an_engine_error_with_position(monkeypatch, api):
     monkeypatch.setitem(transforms.KINDS, "raising", _Raising)
-    transforms.make_transform.cache_clear()
     rule = Rule("PTO902", "raising", "s", "w", "safe", "raising", {}, (Example("x", "y"),), (), Path("r.toml"))
     with pytest.raises(EngineError) as info:
         migrate("# pypto kernel\nvalue = 1\n", (rule,), api, frozenset({"PTO902"}))
@@ -134,7 +132,6 @@ class _Flagger:
 
 def test_flags_become_markers_once(monkeypatch, api):
     monkeypatch.setitem(transforms.KINDS, "flagger", _Flagger)
-    transforms.make_transform.cache_clear()
     rule = Rule("PTO901", "flagger", "s", "w", "review", "flagger", {}, (Example("x", "y"),), (), Path("f.toml"))
     text = HEADER + "def f(a):\n    a = pl.mul(a, 0.0)  # zero\n    return a\n"
     first = migrate(text, (rule,), api, frozenset({"PTO901"}))

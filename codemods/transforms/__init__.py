@@ -8,8 +8,6 @@ selected rule in one traversal. A new rename is a new record of an existing kind
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from ..rulebook import ApiTable, Rule, RuleFileError
 from .call_pattern import CallPattern
 from .planned import KINDS as PLANNED
@@ -22,8 +20,8 @@ KINDS = {
 }
 
 
-@lru_cache(maxsize=None)
 def make_transform(rule: Rule, api: ApiTable):
+    """A fresh instance per file: kinds may keep what they learn of the file in `begin`."""
     try:
         kind = KINDS[rule.kind]
     except KeyError:

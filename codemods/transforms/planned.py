@@ -12,8 +12,6 @@ import re
 
 import libcst as cst
 
-from functools import lru_cache
-
 from ..pattern import compile_call, match_call, render_call, render_template
 from ..rulebook import ApiTable, Rule, RuleFileError
 
@@ -51,12 +49,7 @@ class Planned:
 
     @staticmethod
     def call(text: str):
-        return _compiled(text)
-
-
-@lru_cache(maxsize=256)
-def _compiled(text: str):
-    return compile_call(text)
+        return compile_call(text)  # cached: templates are parsed once per process
 
 
 def _realias(text: str, alias: str) -> str:
