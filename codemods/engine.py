@@ -45,10 +45,6 @@ class Result:
     def changed(self) -> bool:
         return self.output != self.source
 
-    @property
-    def needs_review(self) -> list[Finding]:
-        return self.findings
-
 
 class SourceError(Exception):
     """The input cannot be migrated (not valid Python); carries a 1-based position."""

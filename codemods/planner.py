@@ -333,8 +333,8 @@ class Planner(RegionScan, ShapeConstants):
             dtype = attr_name(kw.get("target_type") or (pos[1] if len(pos) > 1 else None)) or dtype
         elif op in ROW_REDUCTIONS:
             shape = row_reduced(first)
-            if len(pos) < 2 and "tmp_tile" not in kw:
-                self._scratch(node, first, sc)
+        if spec.scratch and len(pos) <= spec.params.index(spec.scratch) and spec.scratch not in kw:
+            self._scratch(node, first, sc)  # the table says the tile form needs this operand
         elif op == "reshape" and len(pos) > 1:
             shape = codes(pos[1])
             self._hoist_shape(pos[1], sc)
@@ -474,15 +474,17 @@ class Planner(RegionScan, ShapeConstants):
             a = self._expr(pos[0], env, sc.inner())
             self._expr(pos[1], env, sc.inner())
             return a
-        lhs, how_l = self._matmul_operand(pos[0], LEFT, env, sc.inner())
-        rhs, how_r = self._matmul_operand(pos[1], RIGHT, env, sc.inner())
+        spaces = self.api.ops["matmul"].space  # where the cube unit reads and writes, from the table
+        lhs, how_l = self._matmul_operand(pos[0], spaces.get("lhs", LEFT), env, sc.inner())
+        rhs, how_r = self._matmul_operand(pos[1], spaces.get("rhs", RIGHT), env, sc.inner())
         if how_l or how_r:
             self.plan.decisions["matmul-operands"][node] = (how_l, how_r)
         shape = (lhs.shape[0], rhs.shape[1]) if lhs.shape and rhs.shape and len(lhs.shape) == 2 and len(rhs.shape) == 2 else None
         dtype = attr_name(kw.get("out_dtype")) or MATMUL_ACC_DTYPE
+        result = spaces.get("result", ACC)
         if shape:
-            self._alloc(rp, ACC, shape, dtype, "matmul result", sc)
-        return Val(TILE, shape, dtype, ACC)
+            self._alloc(rp, result, shape, dtype, "matmul result", sc)
+        return Val(TILE, shape, dtype, result)
 
     def _matmul_operand(self, arg, side: str, env, sc: _Stmt) -> tuple[Val, str | None]:
         rp = sc.region

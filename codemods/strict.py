@@ -202,10 +202,12 @@ class StrictChecker:
                 accepted = v.space == ACC and (op == "cast" or (op == "add" and i == 1))
                 if v.kind == TILE and v.space not in (VEC, None) and not accepted:
                     self._bad(node, f"vector op pl.{op} reads a tile in {v.space}; vector ops work on Vec tiles")
-            if op in ("row_sum", "row_max", "row_min") and len(pos) < 2 and "tmp_tile" not in kw:
-                self._bad(node, f"tile pl.{op} needs its scratch tile (tmp_tile)")
+            spec = self.api.ops[op]
+            if spec.scratch and len(pos) <= spec.params.index(spec.scratch) and spec.scratch not in kw:
+                self._bad(node, f"tile pl.{op} needs its scratch tile ({spec.scratch})")
         if op == "matmul" and vals and vals[0].kind == TILE:
-            for v, want in zip(vals[:2], (LEFT, RIGHT)):
+            spaces = self.api.ops["matmul"].space
+            for v, want in zip(vals[:2], (spaces.get("lhs", LEFT), spaces.get("rhs", RIGHT))):
                 if v.kind == TILE and v.space != want:
                     self._bad(node, f"matmul operand in {v.space}: it must be moved to {want}")
         shape_at = SHAPED.get(op, 1 if op == "reshape" and vals and vals[0].kind == TILE else None)

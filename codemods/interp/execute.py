@@ -53,7 +53,7 @@ class Settings:
 
 def parse_input(text: str) -> tuple[str, tuple[float, float]]:
     name, _, bounds = text.partition("=")
-    low, sep, high = bounds.partition(":")
+    low, _, high = bounds.partition(":")
     try:
         return name, (float(low), float(high))
     except ValueError:
@@ -64,7 +64,6 @@ def parse_input(text: str) -> tuple[str, tuple[float, float]]:
 class Program:
     entry: object  # the bound @pl.function method
     specs: dict[str, Spec]
-    file: str
 
 
 def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
@@ -102,7 +101,7 @@ def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
         if not isinstance(param.annotation, Spec):
             raise SetupError(f"{path}: parameter {name} has no pl.Tensor annotation to make an input from")
         specs[name] = param.annotation
-    return Program(entry, specs, path)
+    return Program(entry, specs)
 
 
 def make_inputs(specs: dict[str, Spec], settings: Settings) -> dict[str, np.ndarray]:

@@ -144,6 +144,8 @@ class Machine:
         return self._result(x, D.cast(out, _dtype_of(x)), _valid(x))
 
     def cast(self, x, target_type, mode="round"):
+        if mode not in ("round", "rint"):  # to nearest, ties to even: all the interpreter models
+            raise KernelError(f"pl.cast mode={mode!r} is not modelled by the interpreter (only round/rint)")
         family = self._dispatch("cast", [x])
         self._enter_op("cast", family, [x])
         return self._result(x, D.cast(_array(x), target_type), _valid(x))
