@@ -15,9 +15,9 @@ from typing import Callable
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from .aliases import ScopeTracker
 from .diffs import restore_untouched
 from .findings import MARKER, Finding, scan, strict_findings
+from .kernels import OpIndex
 from .rulebook import ApiTable, Rule
 from .transforms import make_transform
 
@@ -61,11 +61,10 @@ class EngineError(SourceError):
 class Context:
     """What a rule sees of the file while the traversal runs."""
 
-    def __init__(self, module: cst.Module, tracker: ScopeTracker, api: ApiTable) -> None:
+    def __init__(self, module: cst.Module, api: ApiTable) -> None:
         self.api = api
         self.module = module
-        self._tracker = tracker
-        self._prefix = api.module + "."
+        self.ops = OpIndex(module, api.module).ops
         self._positions = None
         self._plan = None
         self.flags: list[tuple[Rule, cst.CSTNode, str]] = []
@@ -89,10 +88,7 @@ class Context:
 
     def op_of(self, func: cst.BaseExpression) -> str | None:
         """The API op a callee names here ('view', 'tensor.read'), resolving the module alias."""
-        name = self._tracker.qualified(func)
-        if name and name.startswith(self._prefix):
-            return name[len(self._prefix):]
-        return None
+        return self.ops.get(func)
 
     def position(self, node: cst.CSTNode) -> tuple[int, int]:
         """1-based line and column of a node of the *input* tree, computed on first use."""
@@ -109,11 +105,10 @@ class Context:
 Hook = Callable[[cst.CSTNode, cst.CSTNode, Context], cst.CSTNode | None]
 
 
-class _Dispatcher(ScopeTracker, cst.CSTTransformer):
+class _Dispatcher(cst.CSTTransformer):
     def __init__(self, module: cst.Module, rules: tuple[Rule, ...], api: ApiTable) -> None:
         super().__init__()
-        self._init_scopes(module)
-        self.ctx = Context(module, self, api)
+        self.ctx = Context(module, api)
         self.touched: list[tuple[Rule, cst.CSTNode]] = []
         self._orphans: list[list[cst.EmptyLine]] = []  # comments of removed statements, per open block
         self.leave: dict[str, list[tuple[Rule, Hook]]] = {}
@@ -139,7 +134,6 @@ class _Dispatcher(ScopeTracker, cst.CSTTransformer):
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, (cst.IndentedBlock, cst.Module)):
             self._orphans.append([])
-        self._enter(node)
         for hook in self.visit.get(type(node).__name__, ()):
             hook(node, self.ctx)
         return True
@@ -171,7 +165,6 @@ class _Dispatcher(ScopeTracker, cst.CSTTransformer):
             orphans = self._orphans.pop()
             if orphans:  # the block's last statement went: its comments stay at the block's end
                 updated = updated.with_changes(footer=[*orphans, *updated.footer])
-        self._exit(original)
         return updated
 
     def _adopt_orphans(self, updated):

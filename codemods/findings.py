@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from .aliases import ScopeTracker
+from .kernels import OpIndex
 from .rulebook import ApiTable
 from .syntax import code
 
@@ -73,34 +73,6 @@ def _markers(text: str, known_ids: frozenset[str]) -> tuple[list[Finding], int]:
     return findings, reviewed
 
 
-class _RemovedRefs(ScopeTracker, cst.CSTVisitor):
-    def __init__(self, module: cst.Module, api: ApiTable) -> None:
-        super().__init__()
-        self._init_scopes(module)
-        self.prefix = api.module + "."
-        self.removed = api.removed()
-        self.version = api.version
-        self.found: list[tuple[cst.CSTNode, str]] = []
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        self._enter(node)
-        if isinstance(node, (cst.Import, cst.ImportFrom)):
-            return False
-        target = node if isinstance(node, cst.Attribute) else node.func if isinstance(node, cst.Call) else None
-        if isinstance(target, (cst.Attribute, cst.Name)) and (target is node or isinstance(target, cst.Name)):
-            name = self.qualified(target)
-            op = name[len(self.prefix):] if name and name.startswith(self.prefix) else None
-            if op in self.removed:
-                written = code(target)
-                instead = written[: len(written) - len(op.split(".")[-1])] + self.removed[op].replacement
-                message = f"{written} was removed in the {self.version} API (use {instead}); not rewritten here, change it by hand"
-                self.found.append((target, message))
-        return True
-
-    def on_leave(self, original: cst.CSTNode) -> None:
-        self._exit(original)
-
-
 def strict_findings(module: cst.Module, api: ApiTable) -> list[Finding]:
     from .strict import check_module
 
@@ -115,14 +87,21 @@ def strict_findings(module: cst.Module, api: ApiTable) -> list[Finding]:
 
 
 def _removed_references(module: cst.Module, text: str, api: ApiTable) -> list[Finding]:
-    if not any(re.search(rf"\b{re.escape(op.rsplit('.', 1)[-1])}\b", text) for op in api.removed()):
+    removed = api.removed()
+    if not any(re.search(rf"\b{re.escape(op.rsplit('.', 1)[-1])}\b", text) for op in removed):
         return []  # the common case after a migration: no need to walk the tree
-    visitor = _RemovedRefs(module, api)
-    module.visit(visitor)
-    if not visitor.found:
+    found = [
+        (node, op) for node, op in OpIndex(module, api.module).ops.items()
+        if op in removed and isinstance(node, (cst.Attribute, cst.Name))  # the callee, not the call too
+    ]
+    if not found:
         return []
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    return [
-        Finding("API", positions[node].start.line, positions[node].start.column + 1, message, "error")
-        for node, message in visitor.found
-    ]
+    out = []
+    for node, op in found:
+        written = code(node)
+        instead = written[: len(written) - len(op.split(".")[-1])] + removed[op].replacement
+        start = positions[node].start
+        message = f"{written} was removed in the {api.version} API (use {instead}); not rewritten here, change it by hand"
+        out.append(Finding("API", start.line, start.column + 1, message, "error"))
+    return out

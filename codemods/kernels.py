@@ -14,10 +14,14 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from .aliases import IdentityCache, ScopeTracker
-from .syntax import code, statements
+from .syntax import attr_name, code, codes, statements
+from .values import SCALAR_VAL, TENSOR, TILE, VEC, Val
 
 class OpIndex(ScopeTracker, cst.CSTVisitor):
-    """Every call (and attribute) of the module that names a pypto.language member."""
+    """Every node of the module that names a pypto.language member: calls, attributes
+    (`pl.view`, `pl.FP32`) and callees that are bare names (`view` of `from ... import view`).
+    The one place that resolves the module's aliases; the engine, planner, rules, strict
+    check and findings all read it."""
 
     def __init__(self, module: cst.Module, prefix: str) -> None:
         super().__init__()
@@ -37,10 +41,33 @@ class OpIndex(ScopeTracker, cst.CSTVisitor):
             name = self.qualified(target)
             if name and name.startswith(self.prefix):
                 self.ops[node] = name[len(self.prefix):]
+                if isinstance(target, cst.Name):
+                    self.ops[target] = self.ops[node]
         return True
 
     def on_leave(self, original: cst.CSTNode) -> None:
         self._exit(original)
+
+
+def module_alias(ops: dict[cst.CSTNode, str]) -> str:
+    """How the file writes the module in calls (`pl`, `lang`, `pypto.language`): generated code says the same."""
+    for node, op in ops.items():
+        if isinstance(node, cst.Call) and "." not in op and isinstance(node.func, cst.Attribute):
+            return code(node.func.value)
+    return "pl"
+
+
+def parameter_value(annotation, ops: dict[cst.CSTNode, str]) -> Val:
+    """A kernel parameter from its annotation: `pl.Tensor[[B, H], pl.BF16]`, in `pl.Out[...]` or not."""
+    if isinstance(annotation, cst.Subscript):
+        head = ops.get(annotation.value)
+        elements = [e.slice.value for e in annotation.slice if isinstance(e.slice, cst.Index)]
+        if head in ("Out", "InOut") and elements:
+            return parameter_value(elements[0], ops)
+        if head in ("Tensor", "Tile") and elements:
+            dtype = attr_name(elements[1]) if len(elements) > 1 else None
+            return Val(TENSOR if head == "Tensor" else TILE, codes(elements[0]), dtype, VEC if head == "Tile" else None)
+    return SCALAR_VAL
 
 
 # Trees are immutable: the planner, the region rule and the strict check share one index per

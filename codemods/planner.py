@@ -19,7 +19,7 @@ from .capacity import region_usage
 from .plan import Allocation, Plan, RegionPlan, StatementEdit, View
 from .prescan import RegionScan
 from .shapes import ShapeConstants
-from .kernels import KernelFunction, OpIndex, Region, find_regions, kernel_functions
+from .kernels import KernelFunction, OpIndex, Region, find_regions, kernel_functions, module_alias, parameter_value
 from .syntax import attr_name, code, codes, is_name, statements
 from .rulebook import ApiTable
 from .values import ACC, LEFT, MAT, MATMUL_ACC_DTYPE, RIGHT, SCALAR_VAL, TENSOR, TILE, UNKNOWN_VAL, VEC, Val, join, row_reduced
@@ -54,11 +54,7 @@ class Planner(RegionScan, ShapeConstants):
 
     # -- entry ---------------------------------------------------------------------------
     def run(self) -> Plan:
-        self.plan.alias = next(
-            (code(n.func.value) for n, op in self.ops.items()
-             if isinstance(n, cst.Call) and "." not in op and isinstance(n.func, cst.Attribute)),
-            "pl",
-        )
+        self.plan.alias = module_alias(self.ops)
         for kf in kernel_functions(self.module, self.ops):
             self.function(kf)
         return self.plan
@@ -78,7 +74,7 @@ class Planner(RegionScan, ShapeConstants):
         env: dict[str, Val] = {}
         for param in [*kf.node.params.params, *kf.node.params.kwonly_params]:
             if param.annotation is not None:
-                env[param.name.value] = self._annotation(param.annotation.annotation)
+                env[param.name.value] = parameter_value(param.annotation.annotation, self.ops)
         self.escaped: dict[str, Region] = {}
         self._block(statements(kf.node), env, None, None)
         for p in plans:
@@ -561,18 +557,6 @@ class Planner(RegionScan, ShapeConstants):
             if usage.bytes is not None and usage.bytes > usage.limit:
                 self._flag("capacity", rp.region.node, f"{rp.region.label}, {usage.space}: {usage.summary()}")
         rp.constants = dict(self.env_numbers)
-
-    def _annotation(self, node) -> Val:
-        if isinstance(node, cst.Subscript):
-            head = self.index.ops.get(node.value) if isinstance(node.value, cst.Attribute) else None
-            elements = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
-            if head in ("Out", "InOut") and elements:
-                return self._annotation(elements[0])
-            if head in ("Tensor", "Tile") and elements:
-                shape = codes(elements[0])
-                dtype = attr_name(elements[1]) if len(elements) > 1 else None
-                return Val(TENSOR if head == "Tensor" else TILE, shape, dtype, VEC if head == "Tile" else None)
-        return SCALAR_VAL
 
     def _zeros(self, v: Val) -> str:
         return "[" + ", ".join("0" for _ in (v.shape or ())) + "]"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from .kernels import OpIndex, find_regions, kernel_functions
+from .kernels import OpIndex, find_regions, kernel_functions, parameter_value
 from .syntax import code, statements
 from .rulebook import ApiTable
 from .values import ACC, LEFT, RIGHT, SCALAR, TENSOR, TILE, UNKNOWN, VEC, Val
@@ -57,7 +57,7 @@ class StrictChecker:
             self.tile_homes: dict[str, int] = {}
             for p in [*kf.node.params.params, *kf.node.params.kwonly_params]:
                 if p.annotation is not None:
-                    env[p.name.value] = _V(self._annotation(p.annotation.annotation))
+                    env[p.name.value] = _V(parameter_value(p.annotation.annotation, self.ops))
             self._block(statements(kf.node), env, None)
         return self.found
 
@@ -215,18 +215,6 @@ class StrictChecker:
             for e in pos[shape_at].elements:
                 if not isinstance(e.value, (cst.Name, cst.Integer)):
                     self._bad(e.value, f"tile shape {code(e.value)} is not a compile-time constant name: hoist it")
-
-    def _annotation(self, node) -> Val:
-        if isinstance(node, cst.Subscript):
-            head = self.ops.get(node.value)
-            elements = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
-            if head in ("Out", "InOut") and elements:
-                return self._annotation(elements[0])
-            if head == "Tensor":
-                return Val(TENSOR)
-            if head == "Tile":
-                return Val(TILE, space=VEC)
-        return Val(SCALAR)
 
 
 def check_module(module: cst.Module, api: ApiTable) -> list[Violation]:

@@ -13,8 +13,20 @@ class KernelError(Exception):
     """What the target compiler (or the idioms file) would reject, raised at the kernel's line."""
 
 
+class _Array:
+    data: np.ndarray
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.data.shape
+
+    @property
+    def dtype(self) -> D.DType:
+        return D.of(self.data)
+
+
 @dataclass(eq=False)
-class Tensor:
+class Tensor(_Array):
     """A view into a global-memory array. Views share memory (and the written-mask) with it."""
 
     data: np.ndarray
@@ -22,20 +34,12 @@ class Tensor:
     name: str
     valid: tuple[int, ...] | None = None  # old profile: the valid region, None for all of it
 
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self.data.shape
-
-    @property
-    def dtype(self) -> D.DType:
-        return D.of(self.data)
-
     def window(self, shape, offsets, what: str) -> tuple[slice, ...]:
         return window(self.shape, shape, offsets, f"{what} of {self.name}")
 
 
 @dataclass(eq=False)
-class Tile:
+class Tile(_Array):
     """An on-chip buffer: its own copy of the data, in one memory space, inside one kernel."""
 
     data: np.ndarray
@@ -43,14 +47,6 @@ class Tile:
     kernel: object  # the kernel instance it was made in (None: made in orchestration)
     valid: tuple[int, ...] | None = None
     name: str = field(default="tile")
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self.data.shape
-
-    @property
-    def dtype(self) -> D.DType:
-        return D.of(self.data)
 
 
 def window(full: tuple[int, ...], shape, offsets, what: str) -> tuple[slice, ...]:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..kernels import OpIndex, find_regions, kernel_functions
-from ..syntax import code, statements, walk
+from ..kernels import OpIndex, find_regions, kernel_functions, module_alias
+from ..syntax import statements, walk
 from ..rulebook import ApiTable, Rule
 
 # Statements made only of these stay in orchestration: they create hand-off tensors or
@@ -27,10 +27,7 @@ class WrapIncore:
         ops = OpIndex(ctx.module, self.api.module).ops
         self.ops = ops
         self.runs: dict[cst.With, list[tuple[int, int]]] = {}
-        self.alias = next(
-            (code(n.func.value) for n, op in ops.items() if isinstance(n, cst.Call) and "." not in op and isinstance(n.func, cst.Attribute)),
-            "pl",
-        )
+        self.alias = module_alias(ops)
         for kf in kernel_functions(ctx.module, ops):
             env = {n: c.value for n, c in kf.constants.items()}
             regions = {r.node for r, _ in find_regions(kf.node, ops, env)}
