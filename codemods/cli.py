@@ -1,4 +1,4 @@
-"""The `pypto-migrate` command line: run (dry run / --write), check (CI), rules (docs)."""
+"""The `pypto-migrate` command line: run, check (for CI), verify, report, rules."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def _console(stream=None) -> Console:
     stream = stream or sys.stderr
     # Off a terminal rich would wrap at 80 columns and split the lines CI logs are grepped for.
     width = None if stream.isatty() else 200
-    return Console(file=stream, highlight=False, soft_wrap=True, width=width, emoji=False, markup=False)
+    return Console(file=stream, highlight=False, soft_wrap=True, width=width, emoji=False)
 
 
 def _split(values: tuple[str, ...]) -> list[str]:
@@ -46,7 +46,7 @@ def _report(outcomes: list[Outcome]) -> None:
             err.print(f"{o.display}: {note}")
         for f in o.findings:
             label = "error" if f.level == "error" else "review"
-            err.print(f"{o.display}:{f.line}:{f.column}: {label} {f.rule}: {f.message}", markup=False)
+            err.print(f"{o.display}:{f.line}:{f.column}: {label} {f.rule}: {f.message}")
 
 
 def _rule_table(summary: Summary, rules: tuple[Rule, ...]) -> None:
@@ -146,7 +146,7 @@ def run_command(paths, write, diff_file, verify, interactive, sets, inputs, sele
         )
     verb = "migrated" if write else "would be migrated"
     tail = "" if write or not summary.files_changed else " (dry run: --write applies it)"
-    _console().print(summary.line(verb) + tail, markup=False)
+    _console().print(summary.line(verb) + tail)
     sys.exit(1 if summary.errors else 0)
 
 
@@ -160,10 +160,10 @@ def check_command(paths, select, ignore, jobs) -> None:
     err = _console()
     for o in outcomes:
         if o.changed:
-            err.print(f"{o.display}: would be migrated ({len(o.edits)} edit{'s' * (len(o.edits) != 1)})", markup=False)
+            err.print(f"{o.display}: would be migrated ({len(o.edits)} edit{'s' * (len(o.edits) != 1)})")
     _report(outcomes)
     summary = summarize(outcomes)
-    err.print(summary.line("would be migrated"), markup=False)
+    err.print(summary.line("would be migrated"))
     sys.exit(1 if summary.files_changed or summary.review or summary.errors else 0)
 
 
@@ -174,29 +174,17 @@ def report_command(paths, fmt) -> None:
     """Each kernel's Vec/Mat/Left/Right/Acc needs against the 910B limits, and each file's scopes."""
     import json
 
-    from .engine import SourceError, parse
-    from .report import report_module
+    from .report import report_paths
     from .rulebook import load_api
-    from .runner import display_path
-    from .sources import FileProblem, read_text
 
-    api = load_api()
-    reports, failed = [], False
-    for path in discover(list(paths)):
-        shown = display_path(path)
-        try:
-            module = parse(read_text(path).lstrip("\ufeff"))
-        except (SourceError, FileProblem) as exc:
-            failed = True
-            where = f"{shown}:{exc.line}:{exc.column}" if exc.line else shown
-            _console().print(f"error: {where}: {exc.message}")
-            continue
-        reports.append(report_module(module, shown, api))
+    reports, errors = report_paths(discover(list(paths)), load_api())
+    for error in errors:
+        _console().print(f"error: {error}")
     if fmt == "json":
         _stdout(json.dumps([r for rep in reports for r in rep.records()], indent=2) + "\n")
     else:
         _stdout("\n\n".join(rep.text() for rep in reports if rep.kernels or rep.scopes) + "\n")
-    sys.exit(1 if failed else 0)
+    sys.exit(1 if errors else 0)
 
 
 @main.command("verify")
@@ -240,59 +228,30 @@ def rules_command(rule: str | None) -> None:
         out.print(table)
         return
     chosen = _load((rule,))[0]
-    out.print(f"{chosen.id} {chosen.name} ({chosen.safety})", markup=False)
-    out.print(f"\n{chosen.summary}\n\nWhy:\n{chosen.why}\n", markup=False)
+    out.print(f"{chosen.id} {chosen.name} ({chosen.safety})")
+    out.print(f"\n{chosen.summary}\n\nWhy:\n{chosen.why}\n")
     for i, ex in enumerate(chosen.examples, 1):
-        out.print(f"Example {i}, before:\n{ex.before.strip()}\n\nafter:\n{ex.after.strip()}\n", markup=False)
+        out.print(f"Example {i}, before:\n{ex.before.strip()}\n\nafter:\n{ex.after.strip()}\n")
     for i, code in enumerate(chosen.unchanged, 1):
-        out.print(f"Left unchanged {i}:\n{code.strip()}\n", markup=False)
+        out.print(f"Left unchanged {i}:\n{code.strip()}\n")
 
 
 def _interactive(files, outcomes, job) -> int:
-    """The reviewer's loop: every changed file, hunk by hunk; accepted hunks are written."""
-    from .diffs import unified_diff
-    from .engine import migrate
-    from .review import CHOICES, HELP, apply, hunks_of, review_file
-    from .rulebook import load_api
-    from .sources import FileProblem, read_text, write_atomic
+    """The reviewer's loop on a terminal: prompts with click, hunks printed as they are."""
+    from .review import CHOICES, HELP, review_paths
 
     out = _console(sys.stdout)
-    ask = lambda: click.prompt("apply? [y,n,a,d,q,?]", type=click.Choice(CHOICES + "?"), show_choices=False)
 
-    def asker():
-        answer = ask()
-        while answer == "?":
+    def ask():
+        while (answer := click.prompt("apply? [y,n,a,d,q,?]", type=click.Choice(CHOICES + "?"), show_choices=False)) == "?":
             out.print(HELP)
-            answer = ask()
         return answer
 
     def show(title, text):
         out.print(f"\n{title}")
         _stdout(text if text.endswith("\n") else text + "\n")
 
-    failed = False
-    rules = tuple(r for r in load_rules() if r.id in job.rule_ids)
-    known = frozenset(r.id for r in load_rules()) | {"API"}
-    for path, o in zip(files, outcomes):
-        if not o.diff:
-            continue
-        try:
-            original = read_text(path)
-            # One line of context: each change block is a hunk of its own to decide on.
-            diff = unified_diff(original, migrate(original, rules, load_api(), known).output, o.display, context=1)
-            accepted, quit_ = review_file(o.display, diff, asker, show)
-            if any(accepted):
-                new = apply(original, hunks_of(diff), accepted)
-                write_atomic(path, new)
-                left = migrate(new, rules, load_api(), known, strict=job.strict)
-                out.print(f"{o.display}: {sum(accepted)} of {len(accepted)} hunks written; "
-                          f"{len(left.edits)} edits left, {len(left.findings)} need review")
-        except FileProblem as exc:
-            failed = True
-            _console().print(f"error: {o.display}: {exc.message}")
-            quit_ = False
-        if quit_:
-            break
+    failed = review_paths(files, outcomes, job, ask, show, out.print)
     return 1 if failed or any(o.error for o in outcomes) else 0
 
 

@@ -73,6 +73,25 @@ def _kernel_lines(k: KernelReport, indent: str) -> list[str]:
     return out
 
 
+def report_paths(paths, api) -> tuple[list[FileReport], list[str]]:
+    """Reports of every file, and `path:line:col: message` for each that could not be read."""
+    from .engine import SourceError, parse
+    from .runner import display_path
+    from .sources import FileProblem, read_text
+
+    reports, errors = [], []
+    for path in paths:
+        shown = display_path(path)
+        try:
+            module = parse(read_text(path).lstrip("\ufeff"))
+        except (SourceError, FileProblem) as exc:
+            where = f"{shown}:{exc.line}:{exc.column}" if exc.line else shown
+            errors.append(f"{where}: {exc.message}")
+            continue
+        reports.append(report_module(module, shown, api))
+    return reports, errors
+
+
 def report_module(module: cst.Module, path: str, api) -> FileReport:
     planner = Planner(module, api)
     plan = planner.run()

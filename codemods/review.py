@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from unidiff import PatchSet
 
-from .diffs import lines_of
+from .diffs import lines_of, unified_diff
+from .sources import FileProblem, read_text, write_atomic
 
 
 @dataclass
@@ -78,3 +79,31 @@ def review_file(display: str, diff: str, ask, show) -> tuple[list[bool], bool]:
         else:
             accepted.append(answer == "y")
     return accepted, False
+
+
+def review_paths(files, outcomes, job, ask, show, say) -> bool:
+    """The reviewer's loop over every changed file; returns whether any file failed."""
+    from .runner import migrate_text  # the runner imports nothing of this module
+
+    failed = False
+    for path, outcome in zip(files, outcomes):
+        if not outcome.diff:
+            continue
+        try:
+            original = read_text(path)
+            # One line of context: each change block is a hunk of its own to decide on.
+            diff = unified_diff(original, migrate_text(original, job, strict=False).output, outcome.display, context=1)
+            accepted, quit_ = review_file(outcome.display, diff, ask, show)
+            if any(accepted):
+                new = apply(original, hunks_of(diff), accepted)
+                write_atomic(path, new)
+                left = migrate_text(new, job)
+                say(f"{outcome.display}: {sum(accepted)} of {len(accepted)} hunks written; "
+                    f"{len(left.edits)} edits left, {len(left.findings)} need review")
+        except FileProblem as exc:
+            failed = True
+            say(f"error: {outcome.display}: {exc.message}")
+            quit_ = False
+        if quit_:
+            break
+    return failed

@@ -60,14 +60,19 @@ def _where(display: str, line: int | None, column: int | None) -> str:
     return f"{display}:{line}:{column or 1}"
 
 
-def process(path: Path, job: Job) -> Outcome:
-    outcome = Outcome(display_path(path))
+def migrate_text(text: str, job: Job, strict: bool | None = None):
+    """The engine on one text, with the job's rules (every rule id is known to markers)."""
     all_rules = load_rules(job.rules_dir)
     rules = tuple(r for r in all_rules if r.id in job.rule_ids)
     known = frozenset(r.id for r in all_rules) | {LEFTOVER_ID}
+    return migrate(text, rules, load_api(job.rules_dir), known, strict=job.strict if strict is None else strict)
+
+
+def process(path: Path, job: Job) -> Outcome:
+    outcome = Outcome(display_path(path))
     try:
         text = read_text(path)
-        result = migrate(text, rules, load_api(job.rules_dir), known, strict=job.strict)
+        result = migrate_text(text, job)
         outcome.edits = sorted(result.edits, key=lambda e: (e.line, e.column))
         outcome.findings, outcome.reviewed = result.findings, result.reviewed
         outcome.kernels, outcome.over_budget = result.kernels, result.over_budget
