@@ -38,3 +38,27 @@ def test_unchanged_stays_unchanged(rule, code, run_rules):
 def test_rule_is_documented(rule):
     assert rule.summary and len(rule.why) > 40
     assert rule.unchanged, "each rule shows at least one input it must leave alone"
+
+
+# Every example that is a whole program must mean the same once fully migrated. The
+# exceptions are the point: they are exactly the examples whose problem the tool flags.
+NOT_EQUIVALENT = {
+    ("PTO002", 2): 3,  # valid_shape masking lost: rows the original never wrote differ
+    ("PTO012", 1): 1,  # the example returns a buffer nobody wrote: garbage either way
+    ("PTO015", 1): 1,  # flagged: a vector op on a Mat tile, which the strict profile rejects
+    ("PTO016", 3): 1,  # flagged: a Tile that would leave its new pl.incore() block
+}
+PROGRAMS = [
+    pytest.param(r, i, ex, id=f"{r.id}-example-{i}")
+    for r in RULES for i, ex in enumerate(r.examples, 1) if "@pl.program" in ex.before
+]
+
+
+@pytest.mark.parametrize("rule,index,example", PROGRAMS)
+def test_example_programs_mean_the_same_once_migrated(rule, index, example, run_rules, api):
+    from codemods.interp.execute import Settings
+    from codemods.interp.verify import verify
+
+    migrated = run_rules(example.before).output
+    verdict = verify((f"{rule.id}-example-{index}", example.before), (f"{rule.id}-example-{index}-migrated", migrated), Settings(), api)
+    assert verdict.code == NOT_EQUIVALENT.get((rule.id, index), 0), verdict.message

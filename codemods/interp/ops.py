@@ -246,9 +246,14 @@ class Machine:
         return self._tile(D.cast(np.full([int(s) for s in shape], value, dtype=np.float32), dtype))
 
     def view(self, x, shape, offset, valid_shape=None):
-        if self.strict:
-            raise KernelError("Unknown tensor operation: view")
+        self.removed("view")
         return self.slice(x, shape, offset, valid_shape)
+
+    def removed(self, op: str) -> None:
+        """Ops the API table marks removed exist in the old profile only."""
+        spec = self._spec(op)
+        if self.strict and spec is not None and spec.kind == "removed":
+            raise KernelError(f"Unknown tensor operation: {op}")
 
     def slice(self, x, shape, offset, valid_shape=None):
         family = self._dispatch("slice", [x])
