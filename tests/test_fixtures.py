@@ -106,3 +106,18 @@ def test_no_comment_is_lost(name):
         return [t.string for t in toks if t.type == tokenize.COMMENT and "pypto-migrate:" not in t.string]
 
     assert comments(_read(FIXTURES / "after" / name)) == comments(_read(FIXTURES / "before" / name))
+
+
+def test_a_kernel_importing_the_module_under_another_name(run_rules, api):
+    """Generated statements (scratch tiles, whole loads, hand-offs) use the file's own alias."""
+    from codemods.interp.execute import Settings
+    from codemods.interp.verify import EQUIVALENT, verify
+
+    source = _read(FIXTURES / "before" / "deepseek_v3_2_decode_front.py").replace(
+        "import pypto.language as pl\n", "import pypto.language as lang\n").replace("pl.", "lang.")
+    out = run_rules(source).output
+    code_lines = [line for line in out.splitlines() if not line.lstrip().startswith("#")]
+    assert not [line for line in code_lines if "pl." in line]
+    assert "s_tmp = lang.create_tile([1, kv_lora], dtype=lang.FP32, target_memory=lang.MemorySpace.Vec)" in out
+    assert "scores_buf = lang.create_tensor([batch, 1, TOPK], dtype=lang.FP32)" in out
+    assert verify(("a.py", source), ("b.py", out), Settings(), api).code == EQUIVALENT
