@@ -24,7 +24,6 @@ from .syntax import attr_name, code, codes, is_name, statements
 from .rulebook import ApiTable
 from .values import ACC, LEFT, MAT, MATMUL_ACC_DTYPE, RIGHT, SCALAR_VAL, TENSOR, TILE, UNKNOWN_VAL, VEC, Val, join, row_reduced
 
-VECTOR_RESULT_OPS = {"add", "sub", "mul", "div", "maximum", "minimum", "exp", "neg", "recip", "rsqrt", "sqrt", "log", "abs", "relu"}
 ROW_REDUCTIONS = {"row_sum", "row_max", "row_min"}
 
 
@@ -336,16 +335,15 @@ class Planner(RegionScan, ShapeConstants):
             self._hoist_shape(pos[1], sc)
         elif op == "transpose" and shape:
             shape = shape[::-1]
-        acc_operands = [v for v in vals if v.is_tile and v.space == ACC]
-        if acc_operands:
-            if op == "add" and vals[0].space != ACC and len(pos) > 1 and self._call_op(pos[1]) == "matmul":
-                self._flag("matmul-accumulation", sc.node,
-                           "a matmul result (Acc) is added into a Vec accumulator; pl.matmul_acc with the first K block "
-                           "peeled keeps it in Acc: choose one")
-            elif op not in ("cast",):
-                self._flag("matmul-accumulation", sc.node, f"pl.{op} reads a matmul result in Acc; accumulate it into a Vec tile first")
+        acc_reads = [i for i, v in enumerate(vals) if v.is_tile and v.space == ACC]
+        if any(not spec.may_read_acc(i) for i in acc_reads):
+            self._flag("matmul-accumulation", sc.node, f"pl.{op} reads a matmul result in Acc; accumulate it into a Vec tile first")
+        elif acc_reads and op == "add" and len(pos) > 1 and self._call_op(pos[1]) == "matmul":
+            self._flag("matmul-accumulation", sc.node,
+                       "a matmul result (Acc) is added into a Vec accumulator; pl.matmul_acc with the first K block "
+                       "peeled keeps it in Acc: choose one")
         wrong_space = [v for v in vals if v.is_tile and v.space in (MAT, LEFT, RIGHT)]
-        if wrong_space and op in VECTOR_RESULT_OPS | ROW_REDUCTIONS | {"cast"}:
+        if wrong_space and spec.unit == "vector":
             self._flag("untyped-value", sc.node, f"vector op pl.{op} on a tile in {wrong_space[0].space}; vector ops need Vec")
         result = Val(TILE, shape, dtype, VEC)
         if shape:

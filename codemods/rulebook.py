@@ -62,6 +62,11 @@ class Op:
     note: str = ""
     space: dict[str, str] = field(default_factory=dict)
     scratch: str = ""
+    unit: str = ""  # "vector": its tile operands must be in Vec; "cube": matmul
+    reads_acc: tuple[str, ...] = ()  # parameters that may be Acc tiles all the same
+
+    def may_read_acc(self, index: int) -> bool:
+        return index < len(self.params) and self.params[index] in self.reads_acc
 
 
 @dataclass(frozen=True, eq=False)
@@ -169,6 +174,8 @@ def load_api(rules_dir: Path | None = None) -> ApiTable:
             note=spec.get("note", ""),
             space=dict(spec.get("space", {})),
             scratch=spec.get("scratch", ""),
+            unit=spec.get("unit", ""),
+            reads_acc=tuple(spec.get("reads_acc", ())),
         )
     return ApiTable(
         module=_require(data, "module", path),

@@ -20,11 +20,6 @@ from .syntax import code, statements
 from .rulebook import ApiTable
 from .values import ACC, LEFT, RIGHT, SCALAR, TENSOR, TILE, UNKNOWN, VEC, Val
 
-VECTOR_OPS = {
-    "add", "sub", "mul", "div", "maximum", "minimum", "exp", "neg", "recip", "rsqrt", "sqrt", "log", "abs",
-    "relu", "cast", "row_sum", "row_max", "row_min", "row_expand_mul", "row_expand_div", "row_expand_add",
-    "row_expand_sub", "col_expand_mul", "col_expand_div", "col_expand_sub",
-}
 SHAPED = {"load": 2, "create_tile": 0, "tile.full": 0}
 
 
@@ -197,12 +192,12 @@ class StrictChecker:
                 self._bad(node, "a Tensor slice inside a kernel: load the data with pl.load instead")
         if op == "create_tensor" and "valid_shape" in kw:
             self._bad(node, "create() got an unexpected keyword argument 'valid_shape'")
-        if op in VECTOR_OPS and vals and vals[0].kind == TILE:
+        spec = self.api.ops[op]
+        if spec.unit == "vector" and vals and vals[0].kind == TILE:
             for i, v in enumerate(vals):
-                accepted = v.space == ACC and (op == "cast" or (op == "add" and i == 1))
+                accepted = v.space == ACC and spec.may_read_acc(i)
                 if v.kind == TILE and v.space not in (VEC, None) and not accepted:
                     self._bad(node, f"vector op pl.{op} reads a tile in {v.space}; vector ops work on Vec tiles")
-            spec = self.api.ops[op]
             if spec.scratch and len(pos) <= spec.params.index(spec.scratch) and spec.scratch not in kw:
                 self._bad(node, f"tile pl.{op} needs its scratch tile ({spec.scratch})")
         if op == "matmul" and vals and vals[0].kind == TILE:

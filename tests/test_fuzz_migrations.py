@@ -54,7 +54,7 @@ SECOND = [
 @st.composite
 def kernels(draw):
     """A kernel body as lines; every value v0, v1, ... is a [TILE, COLS] FP32 tensor in the old API."""
-    lines = [f"v0 = pl.view(x, [TILE, COLS], [b, 0])"]
+    lines = ["v0 = pl.view(x, [TILE, COLS], [b, 0])"]
     n = 1
 
     def some():

@@ -89,3 +89,29 @@ class P:
     messages = [m for _, m in violations(text, api)]
     assert "tile op pl.load in orchestration: it belongs inside a kernel region" in messages
     assert "tile op pl.exp in orchestration: it belongs inside a kernel region" in messages
+
+
+def test_planner_strict_check_and_interpreter_agree_on_vector_ops(run_rules, api):
+    """Which ops are vector ops comes from the API table, so all three flag a broadcast on Mat."""
+    text = """import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function
+    def f(self, x: pl.Tensor[[8, 16], pl.FP32], out: pl.Out[pl.Tensor[[8, 16], pl.FP32]]) -> pl.Tensor[[8, 16], pl.FP32]:
+        with pl.auto_incore():
+            for b in pl.parallel(0, 8, 4, chunk=1):
+                t = pl.load(x, [b, 0], [4, 16], target_memory=pl.MemorySpace.Mat)
+                v = pl.load(x, [b, 0], [4, 1], target_memory=pl.MemorySpace.Vec)
+                out = pl.store(pl.row_expand_mul(t, v), [b, 0], out)
+        return out
+"""
+    result = run_rules(text)
+    assert any(f.rule == "PTO015" and "pl.row_expand_mul on a tile in Mat" in f.message for f in result.findings)
+    assert any("vector op pl.row_expand_mul reads a tile in Mat" in m for _, m in violations(text, api))
+    from codemods.interp.execute import Settings
+    from codemods.interp.verify import MISMATCH, verify
+
+    verdict = verify(("a.py", text), ("b.py", text), Settings(), api)
+    assert verdict.code == MISMATCH and "vector op pl.row_expand_mul reads a tile in Mat" in verdict.message

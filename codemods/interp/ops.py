@@ -21,11 +21,6 @@ from .values import KernelError, Tensor, Tile, kind, type_name, window
 
 OLD, STRICT = "old", "2026-03"
 SPACES = ("DDR", "Vec", "Mat", "Left", "Right", "Acc")
-VECTOR = {
-    "add", "sub", "mul", "div", "maximum", "minimum", "exp", "neg", "recip", "rsqrt", "sqrt", "log", "abs", "relu",
-    "cast", "row_sum", "row_max", "row_min", "row_expand_mul", "row_expand_div", "row_expand_add", "row_expand_sub",
-    "col_expand_mul", "col_expand_div", "col_expand_sub",
-}
 
 
 class Machine:
@@ -101,7 +96,7 @@ class Machine:
         if not self.strict:
             return
         for i, t in enumerate(args):
-            if isinstance(t, Tile) and t.space != "Vec" and not (t.space == "Acc" and (op == "cast" or (op == "add" and i == 1))):
+            if isinstance(t, Tile) and t.space != "Vec" and not (t.space == "Acc" and self._spec(op).may_read_acc(i)):
                 raise KernelError(f"vector op pl.{op} reads a tile in {t.space}: vector ops work on Vec tiles")
 
     # -- results -------------------------------------------------------------------------
@@ -154,7 +149,8 @@ class Machine:
         if family == "tile":
             self._in_kernel(op)
             self._same_kernel(op, args)
-            if op in VECTOR:
+            spec = self._spec(op)
+            if spec is not None and spec.unit == "vector":
                 self._vector_spaces(op, args)
 
     # -- broadcasts and reductions -------------------------------------------------------
