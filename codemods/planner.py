@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from .capacity import region_usage
+from .liveness import Liveness
 from .plan import Allocation, Plan, RegionPlan, StatementEdit, View
 from .prescan import RegionScan
 from .shapes import ShapeConstants
@@ -62,6 +63,7 @@ class Planner(RegionScan, ShapeConstants):
         self.kf = kf
         self.consts = kf.constants
         self.env_numbers = {n: c.value for n, c in kf.constants.items()}
+        self.live = Liveness(statements(kf.node))
         regions = find_regions(kf.node, self.ops, self.env_numbers)
         self.plan.regions.extend(r for r, _ in regions)
         plans = [self._prescan(r, body) for r, body in regions]
@@ -131,6 +133,12 @@ class Planner(RegionScan, ShapeConstants):
             if rp is not None and name in rp.fold_only and self._fold_view(small, stmt, name, env, rp):
                 return
             value = self._expr(small.value, env, _Stmt(stmt, rp, name, True))
+            before = env.get(name)
+            if (rp is not None and value.is_tile and before is not None and before.is_tensor
+                    and name in (rp.stored | rp.hoisted) and name not in rp.handoff and before.shape == value.shape and value.shape):
+                # A Tensor the kernel also writes piecewise stays a Tensor: a whole update is stored into it.
+                self.plan.decisions["handoff-buffer"][small] = ("whole", self._zeros(value), name)
+                return
             env[name] = value
             if rp is not None and value.is_tile:
                 rp.tile_vars.add(name)
@@ -144,8 +152,11 @@ class Planner(RegionScan, ShapeConstants):
     def _region(self, rp: RegionPlan, env: dict[str, Val]) -> None:
         local = dict(env)
         self._block(rp.body, local, rp, rp.region.scope)
+        live = self.live.live_after(rp.region.node)
         for name, value in local.items():
-            if value.is_tile and name not in env:
+            if value.is_tile and name in live and self._hand_off(rp, name, value, env):
+                env[name] = Val(TENSOR, value.shape, value.dtype)
+            elif value.is_tile and name not in env:
                 self.escaped[name] = rp.region
             elif not value.is_tile:
                 env[name] = value
@@ -153,6 +164,28 @@ class Planner(RegionScan, ShapeConstants):
             v = env.get(tensor) or UNKNOWN_VAL
             text = f"{tile} = pl.load({tensor}, {self._zeros(v)}, {self._shape_text(v.shape)}, target_memory=pl.MemorySpace.Vec)"
             self._edit(share, "prepend", rp.region.node, text)
+
+    def _hand_off(self, rp: RegionPlan, name: str, value: Val, env: dict[str, Val]) -> bool:
+        """A Tile still read after its `pl.incore()` block leaves it as a Tensor: the block
+        stores it into a Tensor of the same name, created before the block unless one that
+        fits is already there; inside the block the tile gets a name of its own."""
+        if rp.region.kind != "incore" or not value.shape or not value.dtype or not rp.body:
+            return False
+        if name in self.live.live_before(rp.body[0]):
+            self._flag("untyped-value", rp.region.node, f"{name} is read in this block before the block makes it a Tile, "
+                       "and read after it: hand it off through a Tensor by hand")
+            return True
+        tile = rp.renames.get(name)
+        if tile is None:
+            tile = rp.renames[name] = self._fresh(f"{name}_tile")
+            for node in rp.name_nodes.get(name, ()):
+                self.plan.decisions["unique-tile-names"][node] = tile
+        before = env.get(name)
+        if not (before is not None and before.is_tensor and before.shape == value.shape and before.dtype == value.dtype):
+            self._edit("handoff-buffer", "before", rp.region.node,
+                       f"{name} = pl.create_tensor({self._shape_text(value.shape)}, dtype=pl.{value.dtype})")
+        self._edit("handoff-buffer", "after", rp.body[-1], f"{name} = pl.store({tile}, {self._zeros(value)}, {name})")
+        return True
 
     def _fold_view(self, small: cst.Assign, stmt, name: str, env, rp: RegionPlan) -> bool:
         view_call, cast = self._view_parts(small.value)
@@ -186,6 +219,19 @@ class Planner(RegionScan, ShapeConstants):
             self._edit("handoff-buffer", "before", rp.region.scope or rp.region.node,
                        f"{h.buffer} = pl.create_tensor([{shape}], dtype=pl.{h.dtype})")
             env[name] = Val(TENSOR, h.shape, h.dtype)
+            return True
+        pos = [a.value for a in small.value.args if a.keyword is None] if isinstance(small.value, cst.Call) else []
+        if (op in self.api.ops and self.api.ops[op].kind == "unified" and pos and is_name(pos[0], name)
+                and all(isinstance(p, (cst.Integer, cst.Float, cst.UnaryOperation)) for p in pos[1:]) and h.shape):
+            # A whole update of the buffer (the zero-init idiom) works on a fresh tile of its
+            # shape and stores the result into this iteration's slot, like a piece.
+            init = self._fresh(f"{name}_init")
+            self._edit("handoff-buffer", "before", stmt, f"{init} = pl.create_tile({self._shape_text(h.shape)}, "
+                       f"dtype=pl.{h.dtype}, target_memory=pl.MemorySpace.Vec)")
+            zeros = ", ".join("0" for _ in h.shape)
+            self.plan.decisions["handoff-buffer"][small] = ("whole-piece", h.buffer, f"[{rp.region.iteration_index()}, {zeros}]",
+                                                            self._shape_text(("1", *h.shape)), init)
+            self._alloc(rp, VEC, h.shape, h.dtype, f"fresh tile for {name}", stmt, init)
             return True
         if op == "assemble" and is_name(small.value.args[0].value, name):
             piece = self._expr(small.value.args[1].value, env, _Stmt(stmt, rp))
@@ -398,6 +444,14 @@ class Planner(RegionScan, ShapeConstants):
             if rp is not None and shape:
                 self._alloc(rp, space, shape, dtype, "pl.create_tile", sc)
             return Val(TILE, shape, dtype, space)
+        if rp is not None and rp.region.kind == "incore" and sc.direct and sc.target in rp.hoisted:
+            self._edit("handoff-buffer", "remove", sc.node)
+            self._edit("handoff-buffer", "before", rp.region.node,
+                       f"{sc.target} = pl.create_tensor({code(node.args[0].value)}, dtype=pl.{dtype})")
+            if valid:
+                self._flag("drop-valid-shape", rp.region.node, f"valid_shape={valid} of {sc.target} dropped (create_tensor "
+                           "takes none now); padding rows are computed and may be written out: decide whether that is acceptable")
+            return Val(TENSOR, shape, dtype)
         if rp is None:
             if valid:
                 self.plan.decisions["drop-valid-shape"][node] = True
@@ -471,8 +525,14 @@ class Planner(RegionScan, ShapeConstants):
         spaces = self.api.ops["matmul"].space  # where the cube unit reads and writes, from the table
         lhs, how_l = self._matmul_operand(pos[0], spaces.get("lhs", LEFT), env, sc.inner())
         rhs, how_r = self._matmul_operand(pos[1], spaces.get("rhs", RIGHT), env, sc.inner())
-        if how_l or how_r:
-            self.plan.decisions["matmul-operands"][node] = (how_l, how_r)
+        # The tile matmul takes only its two operands; its result is FP32 in Acc.
+        drop = tuple(k for k in ("out_dtype",) if k in kw and attr_name(kw[k]) == MATMUL_ACC_DTYPE)
+        for k in ("out_dtype", "a_trans", "b_trans", "c_matrix_nz"):
+            if k in kw and k not in drop:
+                self._flag("untyped-value", sc.node, f"the tile pl.matmul takes no {k}=; move the operand with "
+                           "transpose=True or cast the result instead")
+        if how_l or how_r or drop:
+            self.plan.decisions["matmul-operands"][node] = (how_l, how_r, drop)
         shape = (lhs.shape[0], rhs.shape[1]) if lhs.shape and rhs.shape and len(lhs.shape) == 2 and len(rhs.shape) == 2 else None
         dtype = attr_name(kw.get("out_dtype")) or MATMUL_ACC_DTYPE
         result = spaces.get("result", ACC)
@@ -521,7 +581,16 @@ class Planner(RegionScan, ShapeConstants):
         if not isinstance(arg, cst.Name) or not v.shape:
             self._flag("untyped-value", sc.node, f"{code(arg)[:40]} is a Tensor where a Tile is needed; load it by hand")
             return v
-        tile = self._preamble(rp, arg.value, v, "tensor-operand-load")
+        if arg.value in rp.stored:  # written in this kernel: read it where it is read, not at the start
+            key = (id(sc.node), arg.value)
+            tile = rp.late_loads.get(key)
+            if tile is None:
+                tile = rp.late_loads[key] = self._fresh(f"{arg.value}_tile")
+                self._edit("tensor-operand-load", "before", sc.node,
+                           f"{tile} = pl.load({arg.value}, {self._zeros(v)}, {self._shape_text(v.shape)}, target_memory=pl.MemorySpace.Vec)")
+                self._alloc(rp, VEC, v.shape, v.dtype, f"load of {arg.value}", sc.node, tile)
+        else:
+            tile = self._preamble(rp, arg.value, v, "tensor-operand-load")
         self.plan.decisions["tensor-operand-load"][arg] = tile
         return Val(TILE, v.shape, v.dtype, VEC)
 

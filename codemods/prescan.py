@@ -88,6 +88,10 @@ class RegionScan:
         for node, message in self._padding(rp, assigns, uses, created):
             self._flag("padding-buffer", statement_of[node], message)
         for name in created & assembled:
+            if region.kind == "incore":
+                # One run of the block: the Tensor can simply be made before it.
+                rp.hoisted.add(name)
+                continue
             call = next(v for v in assigns[name] if self._call_op(v) == "create_tensor")
             shape, dtype, valid = self._creation(call)
             buffer = self._fresh(f"{name}_buf")
@@ -115,7 +119,7 @@ class RegionScan:
         found = []
         for name in created | {n for n, vs in assigns.items() if any(self._call_op(v) == "create_tile" for v in vs)}:
             own = sum(1 for v in assigns[name] for n in walk(v) if isinstance(n, cst.Name) and n.value == name)
-            if own == len(uses[name]) and name not in rp.stored:
+            if own == len(uses[name]) and name not in rp.stored and name not in self.live.live_after(rp.region.node):
                 node = next(v for v in assigns[name] if self._call_op(v) in ("create_tensor", "create_tile"))
                 found.append((node, f"{name} is written but never read: a padding buffer kept only to raise "
                               "the reported occupancy? Remove it, or keep it deliberately"))

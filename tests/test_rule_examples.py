@@ -46,7 +46,6 @@ NOT_EQUIVALENT = {
     ("PTO002", 2): 3,  # valid_shape masking lost: rows the original never wrote differ
     ("PTO012", 1): 1,  # the example returns a buffer nobody wrote: garbage either way
     ("PTO015", 1): 1,  # flagged: a vector op on a Mat tile, which the strict profile rejects
-    ("PTO016", 3): 1,  # flagged: a Tile that would leave its new pl.incore() block
 }
 PROGRAMS = [
     pytest.param(r, i, ex, id=f"{r.id}-example-{i}")

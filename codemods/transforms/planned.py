@@ -153,9 +153,12 @@ class MatmulOperands(Planned):
         decision = self.decisions.get(original)
         if decision is None:
             return None
-        args = list(updated.args)
+        *hows, drop = decision
+        args = [a for a in updated.args if a.keyword is None or a.keyword.value not in drop]
+        if len(args) < len(updated.args):
+            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         positional = [i for i, a in enumerate(args) if a.keyword is None]
-        for how, side, at in zip(decision, ("Left", "Right"), positional[:2]):
+        for how, side, at in zip(hows, ("Left", "Right"), positional[:2]):
             if how is None:
                 continue
             value = args[at].value
@@ -200,12 +203,21 @@ class UniqueTileNames(Planned):
 
 
 class HandoffBuffer(Planned):
-    templates = ("store_piece",)
+    templates = ("store_piece", "store_whole")
 
     def leave_Assign(self, original, updated, ctx):
         decision = self.decisions.get(original)
         if decision is None:
             return None
+        if decision[0] == "whole":
+            _, offset, tensor = decision
+            return updated.with_changes(value=self.fill(self.t["store_whole"].format(offset=offset, tensor=tensor), value=updated.value))
+        if decision[0] == "whole-piece":
+            _, buffer, offset, shape, init = decision
+            first = updated.value.args[0].with_changes(value=cst.Name(init))
+            piece = updated.value.with_changes(args=[first, *updated.value.args[1:]])
+            value = self.fill(self.t["store_piece"].format(buffer=buffer, offset=offset, shape=shape), piece=piece)
+            return updated.with_changes(targets=[updated.targets[0].with_changes(target=cst.Name(buffer))], value=value)
         buffer, offset, shape = decision
         piece = updated.value.args[1].value
         value = self.fill(self.t["store_piece"].format(buffer=buffer, offset=offset, shape=shape), piece=piece)

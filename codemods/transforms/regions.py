@@ -1,9 +1,20 @@
 """`wrap-incore`: tile code left in orchestration is given a kernel region of its own.
 
-`pl.auto_incore()` outlines only chunked `pl.parallel` loops long enough to be outlined;
-anything else under it stays in orchestration, which runs no tile ops. A run of such
-statements that computes is wrapped in `with pl.incore():` (idiom 16). This restructures
-regions, so the rule runs in phase 0, before the type-directed rules plan the result.
+The compiler outlines only chunked `pl.parallel` loops under `pl.auto_incore()` and
+`pl.incore()` blocks; every other statement of an Opaque function runs in orchestration,
+which runs no tile ops. Real kernels put sequential batch loops under `auto_incore` and
+compute between the chunked loops inside them, or compute in a parallel loop that is not
+under `auto_incore` at all, so the search goes through every statement list of the
+function that is not already a kernel, at any depth.
+
+In each list the statements that need tile semantics (they call a tile-only op of the API
+table) are seeds. A seed's block grows forward over statements that read what the block
+made (so that its tiles need not leave it) and backward over statements that make what
+the block reads, as long as what they make is not read after the block. The block is
+wrapped in `with pl.incore():`. Statements that only compute scalars (`pl.tensor.read`,
+`pl.min`) and statements that hold a kernel bound the growth. Tensor ops stay where they
+are: orchestration runs them. Values that still leave a block are the planner's to hand
+off through Tensors (phase 1 sees the new block as a region like any other).
 """
 
 from __future__ import annotations
@@ -11,103 +22,169 @@ from __future__ import annotations
 import libcst as cst
 
 from ..kernels import OpIndex, find_regions, kernel_functions, module_alias
-from ..syntax import statements, walk
+from ..liveness import Liveness, names_read, names_written
 from ..rulebook import ApiTable, Rule
+from ..syntax import attr_name, statements, walk
 
-# Statements made only of these stay in orchestration: they create hand-off tensors or
-# compute scalars, which orchestration does.
-ORCHESTRATION_OPS = {"create_tensor", "tensor.read", "read", "min", "max", "range", "parallel", "unroll"}
+# Statements made only of these are orchestration's own work: scalars and loop headers.
+SCALAR_OPS = {"tensor.read", "read", "min", "max", "range", "parallel", "unroll"}
+# Reading elements as scalars is control code: orchestration reads them, a kernel would
+# have to load what it reads (and the tensors it reads are often written as it goes).
+SCALAR_READS = {"tensor.read", "read"}
+# Ops that make, view or place data without computing on it.
+NON_COMPUTE = SCALAR_OPS | {"create_tensor", "slice", "view", "assemble", "reshape", "auto_incore", "incore", "dim"}
+
+SEED, PLAIN, BARRIER, KERNEL, CONTAINER = "seed", "plain", "barrier", "kernel", "container"
+
+
+def function_type(func: cst.FunctionDef, ops) -> str:
+    """`Opaque` (the default), `InCore` or `Orchestration`, from `@pl.function(type=...)`."""
+    for d in func.decorators:
+        call = d.decorator
+        if isinstance(call, cst.Call) and ops.get(call) == "function":
+            for arg in call.args:
+                if arg.keyword is not None and arg.keyword.value == "type":
+                    return attr_name(arg.value) or "Opaque"
+    return "Opaque"
 
 
 class WrapIncore:
     def __init__(self, rule: Rule, api: ApiTable) -> None:
         self.rule, self.api = rule, api
+        self.tile_only = {name for name, op in api.ops.items() if op.kind == "tile-only"}
 
     def begin(self, ctx) -> None:
-        ops = OpIndex(ctx.module, self.api.module).ops
-        self.ops = ops
-        self.runs: dict[cst.With, list[tuple[int, int]]] = {}
-        self.alias = module_alias(ops)
-        for kf in kernel_functions(ctx.module, ops):
+        self.ops = OpIndex(ctx.module, self.api.module).ops
+        self.alias = module_alias(self.ops)
+        self.blocks: dict[cst.CSTNode, list[tuple[int, int]]] = {}  # owner of a statement list -> spans
+        for kf in kernel_functions(ctx.module, self.ops):
+            if function_type(kf.node, self.ops) != "Opaque":
+                continue  # an InCore function is a kernel; an Orchestration one is the user's decision
             env = {n: c.value for n, c in kf.constants.items()}
-            regions = {r.node for r, _ in find_regions(kf.node, ops, env)}
-            self._scan(statements(kf.node), regions, inside=False, ctx=ctx)
+            self.kernels = {r.node for r, _ in find_regions(kf.node, self.ops, env)}
+            self.live = Liveness(statements(kf.node))
+            self._scan(kf.node, under_auto=False)
 
-    def _scan(self, stmts, regions, inside: bool, ctx) -> None:
-        for s in stmts:
-            if s in regions:
+    # -- where to look ---------------------------------------------------------------------
+    def _scan(self, owner, under_auto: bool) -> None:
+        body = statements(owner)
+        self.under_auto = under_auto
+        spans = self._spans(body)
+        if spans:
+            self.blocks[owner] = spans
+        for s in body:
+            kind = self._kind(s, under_auto)
+            if kind in (KERNEL, CONTAINER) and s not in self.kernels and not self._is_incore(s):
+                inner = under_auto or kind == CONTAINER
+                self._scan(s, inner)
+                if isinstance(s, cst.If) and s.orelse is not None:
+                    self._scan(s.orelse, inner)
+
+    def _is_incore(self, s) -> bool:
+        return isinstance(s, cst.With) and any(self.ops.get(i.item) == "incore" for i in s.items)
+
+    def _kind(self, s, under_auto: bool) -> str:
+        """SEED: needs a kernel. Under `auto_incore` the author asked for on-chip compute, so
+        any compute op is a seed there; elsewhere only a tile-only op is (a Tensor op is
+        orchestration's to run). BARRIER: scalar control code, which stays in orchestration."""
+        if isinstance(s, cst.With) and any(self.ops.get(i.item) == "auto_incore" for i in s.items):
+            return CONTAINER  # its chunked loops are outlined; the rest of it is searched like any list
+        nodes = list(walk(s))
+        if any(n in self.kernels or (isinstance(n, cst.With) and self._is_incore(n)) for n in nodes):
+            return KERNEL
+        calls = [self.ops[n] for n in nodes if isinstance(n, cst.Call) and n in self.ops]
+        if any(op in self.tile_only for op in calls):
+            return SEED
+        if any(op in SCALAR_READS for op in calls) or (calls and all(op in SCALAR_OPS for op in calls)):
+            return BARRIER
+        if under_auto and any(op not in NON_COMPUTE for op in calls):
+            return SEED
+        if isinstance(s, cst.SimpleStatementLine) and any(isinstance(x, (cst.Return, cst.Raise)) for x in s.body):
+            return BARRIER
+        return PLAIN
+
+    # -- which statements form a block -----------------------------------------------------
+    def _spans(self, body: list) -> list[tuple[int, int]]:
+        kinds = [self._kind(s, self.under_auto) for s in body]
+        spans = [self._grow(body, kinds, i, i) for i, k in enumerate(kinds) if k == SEED]
+        while True:
+            merged: list[tuple[int, int]] = []
+            for lo, hi in sorted(spans):
+                if merged and lo <= merged[-1][1] + 1:
+                    merged[-1] = (merged[-1][0], max(hi, merged[-1][1]))
+                else:
+                    merged.append((lo, hi))
+            regrown = [self._grow(body, kinds, lo, hi) for lo, hi in merged]
+            if regrown == spans:
+                return regrown
+            spans = regrown
+
+    def _grow(self, body, kinds, lo: int, hi: int) -> tuple[int, int]:
+        joinable = (SEED, PLAIN)
+        while True:
+            made = set().union(*(self._writes(s) for s in body[lo:hi + 1]))
+            read = set().union(*(self._reads(s) for s in body[lo:hi + 1]))
+            if hi + 1 < len(body) and kinds[hi + 1] in joinable and self._reads(body[hi + 1]) & made:
+                hi += 1
                 continue
-            if isinstance(s, cst.With):
-                names = [self.ops.get(item.item) for item in s.items]
-                if "incore" in names:
+            if lo > 0 and kinds[lo - 1] in joinable:
+                makes = self._writes(body[lo - 1])
+                # What it makes may be read after the block only where the block itself
+                # makes it again: then the block's own value is the one read later.
+                remade = set().union(*(names_written(x) for x in body[lo:hi + 1] if isinstance(x, cst.SimpleStatementLine)))
+                if makes & read and not (makes - remade) & self.live.live_after(body[hi]):
+                    lo -= 1
                     continue
-                if "auto_incore" in names and not inside:
-                    self._runs_of(s, regions, ctx)
-                self._scan(statements(s), regions, inside or "auto_incore" in names, ctx)
-            elif isinstance(s, (cst.For, cst.If, cst.While)):
-                self._scan(statements(s), regions, inside, ctx)
+            return lo, hi
 
-    def _runs_of(self, scope: cst.With, regions, ctx) -> None:
-        body = statements(scope)
-        runs, start, last = [], None, None
-        for i, s in enumerate(body + [None]):
-            kind = "end" if s is None or s in regions else self._kind(s)
-            if kind == "pl":
-                start = i if start is None else start
-                last = i
-            elif kind != "neutral" and start is not None:
-                if any(self._computes(x) for x in body[start:last + 1]):
-                    runs.append((start, last + 1))
-                start = None
-        if runs:
-            self.runs[scope] = runs
-            for a, b in runs:
-                self._flag_escapes(body, a, b, ctx)
+    @staticmethod
+    def _reads(s) -> set[str]:
+        return names_read(s)
 
-    def _calls(self, node):
-        return (self.ops[n] for n in walk(node) if isinstance(n, cst.Call) and n in self.ops)
+    @staticmethod
+    def _writes(s) -> set[str]:
+        out = set()
+        for n in walk(s):
+            if isinstance(n, (cst.SimpleStatementLine,)):
+                out |= names_written(n)
+            elif isinstance(n, cst.For) and isinstance(n.target, cst.Name):
+                out.add(n.target.value)
+        return out
 
-    def _kind(self, s) -> str:
-        """"pl": it uses pl ops a kernel runs; "orchestration": only ops orchestration runs;
-        "neutral": no pl op at all (plain Python), which joins a run without starting one."""
-        calls = list(self._calls(s))
-        if not calls:
-            return "neutral"
-        return "orchestration" if all(op in ORCHESTRATION_OPS for op in calls) else "pl"
-
-    def _computes(self, s) -> bool:
-        return any(op not in ORCHESTRATION_OPS and op not in ("slice", "view") for op in self._calls(s))
-
-    def _flag_escapes(self, body, a: int, b: int, ctx) -> None:
-        """A value made in the new block and used after it would be a Tile crossing a kernel boundary."""
-        made = {}
-        for s in body[a:b]:
-            for small in getattr(s, "body", ()) if isinstance(s, cst.SimpleStatementLine) else ():
-                if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-                    made[small.targets[0].target.value] = s
-        later = {n.value for s in body[b:] for n in walk(s) if isinstance(n, cst.Name)}
-        for name, s in made.items():
-            if name in later and not self._is_tensor_result(s):
-                ctx.flag_at(self.rule, s, f"{name} is made in the new pl.incore() block and used after it; a Tile "
-                            "cannot leave a kernel: store it into a Tensor created before the block")
-
-    def _is_tensor_result(self, s) -> bool:
-        value = s.body[0].value if s.body and isinstance(s.body[0], cst.Assign) else None
-        return isinstance(value, cst.Call) and self.ops.get(value) in ("assemble", "store")
-
-    def leave_With(self, original, updated, ctx):
-        runs = self.runs.get(original)
-        if not runs:
+    # -- the rewrite -----------------------------------------------------------------------
+    def _wrap(self, original, updated):
+        spans = self.blocks.get(original)
+        if not spans:
             return None
-        body = list(updated.body.body)
+        block_node = updated.body
+        if not isinstance(block_node, cst.IndentedBlock):
+            return None
+        body = list(block_node.body)
         out, at = [], 0
-        for a, b in runs:
+        for a, b in spans:
             out.extend(body[at:a])
             first = body[a]
-            block = cst.IndentedBlock(body=[first.with_changes(leading_lines=[]), *body[a + 1:b]])
+            inner = cst.IndentedBlock(body=[first.with_changes(leading_lines=[]), *body[a + 1:b + 1]])
             call = cst.Call(func=cst.parse_expression(f"{self.alias}.incore"))
-            out.append(cst.With(items=[cst.WithItem(call)], body=block, leading_lines=first.leading_lines))
-            at = b
+            out.append(cst.With(items=[cst.WithItem(call)], body=inner, leading_lines=first.leading_lines))
+            at = b + 1
         out.extend(body[at:])
-        return updated.with_changes(body=updated.body.with_changes(body=out))
+        return updated.with_changes(body=block_node.with_changes(body=out))
 
+    def leave_With(self, original, updated, ctx):
+        return self._wrap(original, updated)
+
+    def leave_For(self, original, updated, ctx):
+        return self._wrap(original, updated)
+
+    def leave_While(self, original, updated, ctx):
+        return self._wrap(original, updated)
+
+    def leave_If(self, original, updated, ctx):
+        return self._wrap(original, updated)
+
+    def leave_Else(self, original, updated, ctx):
+        return self._wrap(original, updated)
+
+    def leave_FunctionDef(self, original, updated, ctx):
+        return self._wrap(original, updated)
