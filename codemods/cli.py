@@ -192,8 +192,9 @@ def report_command(paths, fmt) -> None:
 @click.argument("migrated", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @_with(size_options)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the inputs and of uninitialised memory.")
-@click.option("--poison", type=click.Choice(["garbage", "nan"]), default="garbage", show_default=True,
-              help="What uninitialised memory holds: finite garbage, or NaN (shows fragile zero-inits).")
+@click.option("--poison", type=click.Choice(["garbage", "nan", "zero"]), default="garbage", show_default=True,
+              help="What uninitialised memory holds: finite garbage, NaN (shows fragile zero-inits), or zeros "
+                   "(for kernels whose results depend on it).")
 def verify_command(original, migrated, sets, inputs, seed, poison) -> None:
     """Run ORIGINAL (old API) and MIGRATED (2026-03 API) on the same inputs and compare.
 

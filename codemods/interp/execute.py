@@ -10,17 +10,19 @@ Defaults for both, and input bounds, can sit in the kernel file itself:
 from __future__ import annotations
 
 import ast
+import contextlib
 import inspect
 import re
 import shlex
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
 from . import dtypes as D
 from .language import Spec, build, installed
 from .ops import Machine
-from .values import KernelError, Tensor
+from .values import KernelError, Tensor, active, kind
 
 DIRECTIVE = re.compile(r"#\s*pypto-migrate:\s*verify\b(.*)$", re.M)
 
@@ -64,13 +66,17 @@ def parse_input(text: str) -> tuple[str, tuple[float, float]]:
 class Program:
     entry: object  # the bound @pl.function method
     specs: dict[str, Spec]
+    machine: Machine | None = None
 
 
 def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
     tree = _override(ast.parse(text, path), settings.sets, path)
     builder = _builder(tree)
-    namespace = {"__name__": "pypto_migrate_kernel", "__file__": path}
-    with installed(build(machine)):
+    called = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self"}
+    tree = _Annotations().visit(tree)
+    ast.fix_missing_locations(tree)
+    namespace = {"__name__": "pypto_migrate_kernel", "__file__": path, ANNOTATED: partial(_annotated, machine)}
+    with installed(build(machine)), active(machine):
         try:
             exec(compile(tree, path, "exec", dont_inherit=True), namespace)  # not our __future__ flags
         except KernelError:
@@ -84,7 +90,13 @@ def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
             for name, value in settings.sets.items():
                 if name in params:
                     kwargs[name] = ast.literal_eval(value)
-            program = fn(**kwargs)
+            try:
+                program = fn(**kwargs)
+            except KernelError:
+                raise
+            except Exception as exc:  # e.g. a capacity guard refusing the sizes asked for
+                raise SetupError(f"{path}: {builder}({', '.join(f'{k}={v}' for k, v in kwargs.items())}) failed: "
+                                 f"{type(exc).__name__}: {exc} (choose other sizes with --set)") from exc
         else:
             program = next((v for v in namespace.values() if getattr(v, "__pl_program__", False)), None)
     if program is None:
@@ -95,13 +107,64 @@ def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
     functions = [name for name, v in vars(program).items() if getattr(v, "__pl_function__", False)]
     if not functions:
         raise SetupError(f"{path}: the program has no @pl.function")
-    entry = getattr(program(), functions[0])
+    entry = getattr(program(), _entry(program, functions, called))
     specs = {}
     for name, param in inspect.signature(entry).parameters.items():
-        if not isinstance(param.annotation, Spec):
-            raise SetupError(f"{path}: parameter {name} has no pl.Tensor annotation to make an input from")
+        if not isinstance(param.annotation, Spec) or param.annotation.kind == "Tile":
+            raise SetupError(f"{path}: parameter {name} has no pl.Tensor or pl.Scalar annotation to make an input from")
         specs[name] = param.annotation
-    return Program(entry, specs)
+    return Program(entry, specs, machine)
+
+
+def _entry(program, functions: list[str], called: set[str]) -> str:
+    """The function the program is run from: the one no other calls (`self.name(...)`),
+    an Orchestration one if several are left, else the first."""
+    roots = [f for f in functions if f not in called] or functions
+    orchestration = [f for f in roots if getattr(vars(program)[f], "__pl_type__", "") == "Orchestration"]
+    return (orchestration or roots)[0]
+
+
+ANNOTATED = "__pypto_migrate_annotated__"
+
+
+class _Annotations(ast.NodeTransformer):
+    """`x: pl.Tensor[[4, 8], pl.FP32] = value` inside a function checks the value against the
+    annotation, as the parser does (`Type annotation for 'x' is Tensor but expression has type Tile`)."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+
+    def visit_FunctionDef(self, node):
+        self.depth += 1
+        self.generic_visit(node)
+        self.depth -= 1
+        return node
+
+    def visit_AnnAssign(self, node):
+        if self.depth == 0 or node.value is None or not isinstance(node.target, ast.Name):
+            return node
+        check = ast.Call(ast.Name(ANNOTATED, ast.Load()), [node.value, node.annotation, ast.Constant(node.target.id)], [])
+        return ast.copy_location(ast.Assign([node.target], check), node)
+
+
+def _annotated(machine: Machine, value, annotation, name: str):
+    if not isinstance(annotation, Spec):
+        return value
+    got = kind(value)
+    if got != annotation.kind and not (machine.strict is False and {got, annotation.kind} == {"Tensor", "Tile"}):
+        raise KernelError(f"Type annotation for '{name}' is {annotation.kind} but expression has type {got}")
+    if got == "Scalar":
+        return value
+    for dim, (want, have) in enumerate(zip(annotation.shape, value.shape)):
+        if want != have:
+            raise KernelError(f"Type annotation for '{name}' has shape dimension {dim} = {want} but expression has shape "
+                              f"dimension {dim} = {have}")
+    if len(annotation.shape) != len(value.shape):
+        raise KernelError(f"Type annotation for '{name}' has rank {len(annotation.shape)} but expression has rank "
+                          f"{len(value.shape)}")
+    if annotation.dtype != value.dtype:
+        raise KernelError(f"Type annotation for '{name}' has dtype {annotation.dtype} but expression has dtype {value.dtype}")
+    return value
 
 
 def make_inputs(specs: dict[str, Spec], settings: Settings) -> dict[str, np.ndarray]:
@@ -109,7 +172,7 @@ def make_inputs(specs: dict[str, Spec], settings: Settings) -> dict[str, np.ndar
     rng = np.random.default_rng(settings.seed)
     out = {}
     for name, spec in specs.items():
-        low, high = settings.inputs.get(name, (-1.0, 1.0) if spec.dtype.is_float else (0, 3))
+        low, high = settings.inputs.get(name, (-1.0, 1.0) if spec.dtype.is_float else (0, 3))  # shape () for a Scalar
         if spec.dtype.is_float:
             values = rng.uniform(low, high, spec.shape)
         else:
@@ -123,8 +186,11 @@ def make_inputs(specs: dict[str, Spec], settings: Settings) -> dict[str, np.ndar
 
 def run(program: Program, inputs: dict[str, np.ndarray]) -> dict[str, Tensor]:
     """Call the entry with fresh copies of the inputs; every Tensor it could write, by name."""
-    tensors = {name: Tensor(inputs[name].copy(), np.zeros(inputs[name].shape, dtype=bool), name) for name in program.specs}
-    result = program.entry(**tensors)
+    tensors = {name: Tensor(inputs[name].copy(), np.zeros(inputs[name].shape, dtype=bool), name)
+               for name, spec in program.specs.items() if spec.kind == "Tensor"}
+    scalars = {name: inputs[name].item() for name, spec in program.specs.items() if spec.kind == "Scalar"}
+    with active(program.machine) if program.machine is not None else contextlib.nullcontext():
+        result = program.entry(**tensors, **scalars)
     outputs = {name: t for name, t in tensors.items() if program.specs[name].direction in ("out", "inout")}
     results = result if isinstance(result, tuple) else (result,)
     for i, value in enumerate(results):
@@ -135,8 +201,9 @@ def run(program: Program, inputs: dict[str, np.ndarray]) -> dict[str, Tensor]:
 
 def _override(tree: ast.Module, sets: dict[str, str], path: str) -> ast.Module:
     for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            name = node.targets[0].id
+        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else getattr(node, "target", None)
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(target, ast.Name) and node.value is not None:
+            name = target.id
             if name in sets:
                 try:
                     node.value = ast.parse(sets[name], mode="eval").body
@@ -146,7 +213,8 @@ def _override(tree: ast.Module, sets: dict[str, str], path: str) -> ast.Module:
 
 
 def _module_names(tree: ast.Module) -> set[str]:
-    return {n.targets[0].id for n in tree.body if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)}
+    names = {n.targets[0].id for n in tree.body if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)}
+    return names | {n.target.id for n in tree.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and n.value is not None}
 
 
 def _builder(tree: ast.Module) -> str | None:

@@ -33,6 +33,8 @@ class Machine:
         self.auto = 0  # depth of pl.auto_incore()
         self._ids = itertools.count(1)
         self.masked = False  # the old profile honoured a valid_shape somewhere
+        self.forced: str | None = None  # "Tile"/"Tensor" while a pl.tile.* / pl.tensor.* op runs
+        self.yields: list[list] = []  # one frame per running loop with init_values: what pl.yield_ gave
 
     @property
     def strict(self) -> bool:
@@ -44,6 +46,8 @@ class Machine:
         shape = tuple(int(s) for s in shape)
         if self.poison == "nan" and dtype.is_float:
             return np.full(shape, np.nan, dtype=np.float32).astype(dtype.np)
+        if self.poison == "zero":
+            return np.zeros(shape, dtype=dtype.np)
         if dtype.is_float:
             return D.cast(self.rng.uniform(-448.0, 448.0, shape), dtype)
         info = np.iinfo(dtype.np) if dtype.np.kind in "iu" else None
@@ -60,7 +64,8 @@ class Machine:
     def _dispatch(self, op: str, args: list, first_kind: str | None = None) -> str:
         """Check operand kinds as the 2026-03 parser does; returns 'tile' or 'tensor'."""
         spec = self._spec(op)
-        first = first_kind or (kind(args[0]) if args else "Scalar")
+        self._kernel_local(op, args)
+        first = first_kind or self.forced or (kind(args[0]) if args else "Scalar")
         family = "tile" if (spec is not None and spec.kind == "tile-only") or first == "Tile" else "tensor"
         if not self.strict or spec is None:
             return family
@@ -79,6 +84,15 @@ class Machine:
             if kind(value) != want:
                 raise KernelError(f"The operator {family}.{op} requires {which} to be a {want}Type, but got {type_name(value)}")
         return family
+
+    def _kernel_local(self, op: str, args) -> None:
+        if not self.strict:
+            return
+        for t in args:
+            if isinstance(t, Tensor) and t.kernel is not None and t.kernel is not self.kernel:
+                raise KernelError(f"pl.{op} uses a tensor created inside another kernel region: the compiler makes a "
+                                  "create_tensor inside a kernel a Tile of that kernel, so it cannot hand data on; "
+                                  "create hand-off tensors before the region")
 
     def _in_kernel(self, op: str) -> None:
         if self.strict and self.kernel is None:
@@ -107,7 +121,7 @@ class Machine:
         if isinstance(like, Tile):
             return self._tile(data, space, valid)
         name = like.name if isinstance(like, Tensor) else "result"
-        return Tensor(data, np.zeros(data.shape, dtype=bool), name, valid)
+        return Tensor(data, np.zeros(data.shape, dtype=bool), name, valid, self.kernel if self.strict and self.kernel else None)
 
     # -- elementwise ---------------------------------------------------------------------
     def binary(self, op: str, lhs, rhs):
@@ -125,6 +139,44 @@ class Machine:
                 "maximum": lambda: np.maximum(a, b), "minimum": lambda: np.minimum(a, b),
             }[op]()
         return self._result(lhs, D.cast(out, dtype), _valid(lhs))
+
+    def binary_scalar(self, op: str, lhs, rhs):
+        """pl.tile.adds/subs/muls/divs/maxs/mins: a Tile and a scalar."""
+        name = {"add": "adds", "sub": "subs", "mul": "muls", "div": "divs", "maximum": "maxs", "minimum": "mins"}[op]
+        if self.strict and (kind(lhs) != "Tile" or kind(rhs) != "Scalar"):
+            raise KernelError(f"The operator tile.{name} requires a TileType and a scalar, got {type_name(lhs)} and "
+                              f"{type_name(rhs)}")
+        self._in_kernel(name)
+        self._same_kernel(name, [lhs])
+        self._vector_spaces(name, [lhs]) if self._spec(op) is not None else None
+        with np.errstate(all="ignore"):
+            a = _array(lhs).astype(np.float32) if lhs.dtype.is_float else _array(lhs).astype(np.int64)
+            out = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
+                   "maximum": np.maximum, "minimum": np.minimum}[op](a, rhs)
+        return self._result(lhs, D.cast(out, lhs.dtype), _valid(lhs))
+
+    def subscript(self, x, key):
+        """The guide's sugar: all-integer keys read a scalar, slices make a `slice`."""
+        key = key if isinstance(key, tuple) else (key,)
+        if all(not isinstance(k, slice) for k in key):
+            return self.read(x, list(key), "tile.read" if isinstance(x, Tile) else "tensor.read")
+        if len(key) != len(x.shape):
+            raise KernelError(f"subscript {key} of a rank-{len(x.shape)} value")
+        shape, offset = [], []
+        for k, n in zip(key, x.shape):
+            if isinstance(k, slice):
+                if k.step not in (None, 1):
+                    raise KernelError("a subscript slice with a step is not a pl.slice")
+                lo = 0 if k.start is None else int(k.start)
+                hi = n if k.stop is None else int(k.stop)
+                shape.append(hi - lo)
+                offset.append(lo)
+            else:
+                raise KernelError("a subscript mixing indices and slices is not a pl.slice")
+        return self.slice(x, shape, offset)
+
+    def dim(self, x, axis):
+        return int(x.shape[int(axis)])
 
     def unary(self, op: str, x):
         family = self._dispatch(op, [x])
@@ -181,7 +233,7 @@ class Machine:
         valid = _valid(x)
         return self._result(x, D.cast(out, _dtype_of(x)), (valid[0], 1) if valid else None)
 
-    def matmul(self, lhs, rhs, out_dtype=None, **_):
+    def matmul(self, lhs, rhs, out_dtype=None, a_trans=False, b_trans=False, c_matrix_nz=False):
         family = self._dispatch("matmul", [lhs, rhs])
         if family == "tile":
             self._in_kernel("matmul")
@@ -192,11 +244,13 @@ class Machine:
                         raise KernelError(f"tile.matmul reads its {'left' if want == 'Left' else 'right'} operand from {want}, "
                                           f"but it is in {t.space}: pl.move it there")
         a, b = _array(lhs).astype(np.float32), _array(rhs).astype(np.float32)
+        a, b = (a.T if a_trans and a.ndim == 2 else a), (b.T if b_trans and b.ndim == 2 else b)
         if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
             raise KernelError(f"pl.matmul of {list(a.shape)} by {list(b.shape)}")
         out = a @ b
         dtype = out_dtype or D.DTYPES["FP32"]
         lv, rv = _valid(lhs), _valid(rhs)
+        lv, rv = (lv[::-1] if lv and a_trans else lv), (rv[::-1] if rv and b_trans else rv)
         valid = (lv[0] if lv else out.shape[0], rv[1] if rv else out.shape[1]) if (lv or rv) else None
         return self._result(lhs, D.cast(out, dtype), valid, space="Acc")
 
@@ -215,7 +269,7 @@ class Machine:
             raise KernelError(f"pl.reshape of {list(a.shape)} to {shape}")
         if isinstance(x, Tile):
             return self._tile(a.reshape(shape).copy(), x.space)
-        return Tensor(a.reshape(shape), x.written.reshape(shape), x.name)
+        return Tensor(a.reshape(shape), x.written.reshape(shape), x.name, kernel=x.kernel)
 
     def transpose(self, x, axis1=0, axis2=1):
         family = self._dispatch("transpose", [x])
@@ -223,7 +277,7 @@ class Machine:
         a = np.swapaxes(_array(x), int(axis1), int(axis2))
         if isinstance(x, Tile):
             return self._tile(a.copy(), x.space)
-        return Tensor(a, np.swapaxes(x.written, int(axis1), int(axis2)), x.name)
+        return Tensor(a, np.swapaxes(x.written, int(axis1), int(axis2)), x.name, kernel=x.kernel)
 
     # -- creation and data movement ------------------------------------------------------
     def create_tensor(self, shape, dtype=None, valid_shape=None, **extra):
@@ -231,7 +285,8 @@ class Machine:
             raise KernelError("create() got an unexpected keyword argument 'valid_shape'")
         data = self.uninitialised(shape, dtype)
         valid = tuple(int(v) for v in valid_shape) if valid_shape is not None else None
-        return Tensor(data, np.zeros(data.shape, dtype=bool), "create_tensor", valid)
+        local = self.kernel if self.strict else None
+        return Tensor(data, np.zeros(data.shape, dtype=bool), "create_tensor", valid, local)
 
     def create_tile(self, shape, dtype=None, target_memory="Vec"):
         self._in_kernel("create_tile")
@@ -263,11 +318,14 @@ class Machine:
             self.masked = True
         if isinstance(x, Tile):
             return self._tile(_squeeze(x.data[index], squeeze).copy(), x.space, valid)
-        return Tensor(_squeeze(x.data[index], squeeze), _squeeze(x.written[index], squeeze), x.name, valid)
+        return Tensor(_squeeze(x.data[index], squeeze), _squeeze(x.written[index], squeeze), x.name, valid, x.kernel)
 
     def load(self, tensor, offsets, shapes, target_memory="Vec", valid_shapes=None, transpose=False):
         self._dispatch("load", [tensor])
         self._in_kernel("load")
+        if self.strict and len(offsets) != len(shapes):
+            raise KernelError(f"Error in tile operation 'load': offsets and shapes must have same number of dimensions, "
+                              f"got {len(offsets)} offsets and {len(shapes)} shapes")
         index = tensor.window(shapes, offsets, "pl.load")
         data = tensor.data[index].copy()
         valid = tuple(int(v) for v in valid_shapes) if valid_shapes is not None else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -11,6 +12,28 @@ from . import dtypes as D
 
 class KernelError(Exception):
     """What the target compiler (or the idioms file) would reject, raised at the kernel's line."""
+
+
+# The machine running now: subscripts (`t[0:4, :]`, `t[i, j]`) are ops, and a value has no
+# other way to reach the run it belongs to.
+ACTIVE: list = []
+
+
+@contextlib.contextmanager
+def active(machine):
+    ACTIVE.append(machine)
+    try:
+        yield machine
+    finally:
+        ACTIVE.pop()
+
+
+def _operator(name: str):
+    def refuse(self, *_):
+        # The parser only lowers Python operators on scalars (checked with the target compiler).
+        raise KernelError(f"Expression must be ScalarExpr or Var with ScalarType, got Var with type {type_name(self)} "
+                          f"(Python `{name}` on a {kind(self)}: call the pl op)")
+    return refuse
 
 
 class _Array:
@@ -24,6 +47,20 @@ class _Array:
     def dtype(self) -> D.DType:
         return D.of(self.data)
 
+    def __getitem__(self, key):
+        """`t[i, j]` reads a scalar, `t[0:16, :]` slices: the sugar the language guide documents."""
+        if not ACTIVE:
+            raise KernelError("subscript of a value outside a running kernel")
+        return ACTIVE[-1].subscript(self, key)
+
+    __add__ = __radd__ = _operator("+")
+    __sub__ = __rsub__ = _operator("-")
+    __mul__ = __rmul__ = _operator("*")
+    __truediv__ = __rtruediv__ = _operator("/")
+    __neg__ = _operator("unary -")
+    __matmul__ = _operator("@")
+    __bool__ = _operator("truth test")
+
 
 @dataclass(eq=False)
 class Tensor(_Array):
@@ -33,6 +70,9 @@ class Tensor(_Array):
     written: np.ndarray  # which elements a store or assemble wrote, same shape as data
     name: str
     valid: tuple[int, ...] | None = None  # old profile: the valid region, None for all of it
+    # 2026-03: the kernel instance a `create_tensor` ran in. The compiler lowers it to a Tile
+    # there, so it cannot hand data to another region; None for global memory.
+    kernel: object = None
 
     def window(self, shape, offsets, what: str) -> tuple[slice, ...]:
         return window(self.shape, shape, offsets, f"{what} of {self.name}")
