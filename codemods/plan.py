@@ -43,6 +43,7 @@ class RegionPlan:
     constants: dict[str, float] = field(default_factory=dict)  # the numbers the shapes evaluate with
     fold_only: set[str] = field(default_factory=set)  # slice variables used only as sources of slices
     views: dict[str, "View"] = field(default_factory=dict)
+    operand_of: dict[str, list[tuple[str, int]]] = field(default_factory=dict)  # name -> (op, position) it is passed at
     hoisted: set[str] = field(default_factory=set)  # Tensors assembled in an incore block, made before it
     late_loads: dict[tuple[int, str], str] = field(default_factory=dict)  # (statement, tensor) -> tile loaded there
 

@@ -536,6 +536,12 @@ class Planner(RegionScan, ShapeConstants):
         shape = (lhs.shape[0], rhs.shape[1]) if lhs.shape and rhs.shape and len(lhs.shape) == 2 and len(rhs.shape) == 2 else None
         dtype = attr_name(kw.get("out_dtype")) or MATMUL_ACC_DTYPE
         result = spaces.get("result", ACC)
+        if sc.direct and sc.target and self._read_by_vector_op(rp, sc.target):
+            # A named matmul result that a vector op reads is moved out of Acc into Vec once.
+            self.plan.decisions["matmul-operands"][node] = (*self.plan.decisions["matmul-operands"].get(node, (how_l, how_r, ())), VEC)
+            if shape:
+                self._alloc(rp, VEC, shape, dtype, "matmul result moved to Vec", sc)
+            return Val(TILE, shape, dtype, VEC)
         if shape:
             self._alloc(rp, result, shape, dtype, "matmul result", sc)
         return Val(TILE, shape, dtype, result)
@@ -565,6 +571,13 @@ class Planner(RegionScan, ShapeConstants):
         return Val(TILE, shape, v.dtype, side), how
 
     # -- helpers -------------------------------------------------------------------------
+    def _read_by_vector_op(self, rp: RegionPlan, name: str) -> bool:
+        for op, i in rp.operand_of.get(name, ()):
+            spec = self.api.ops.get(op)
+            if spec is not None and spec.unit == "vector" and not spec.may_read_acc(i):
+                return True
+        return False
+
     def _operand_name(self, node) -> str:
         """How a report names an operand: `x_chunk`, `a tile of wq`, `a pl.cast result`."""
         op = self._call_op(node)

@@ -153,7 +153,8 @@ class MatmulOperands(Planned):
         decision = self.decisions.get(original)
         if decision is None:
             return None
-        *hows, drop = decision
+        how_l, how_r, drop, *to = decision
+        hows = (how_l, how_r)
         args = [a for a in updated.args if a.keyword is None or a.keyword.value not in drop]
         if len(args) < len(updated.args):
             args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
@@ -168,7 +169,10 @@ class MatmulOperands(Planned):
             else:
                 key = "from_mat" if how == "mat" else "from_vec"
             args[at] = args[at].with_changes(value=self.fill(self.t[key].format(side=side), x=value))
-        return updated.with_changes(args=args)
+        result = updated.with_changes(args=args)
+        if to:  # the result leaves Acc for a vector op
+            result = self.fill(self.t["from_mat"].format(side=to[0]), x=result)
+        return result
 
 
 class TileReductionScratch(Planned):
