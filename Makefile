@@ -1,10 +1,14 @@
 # `make demo`: install into .venv and print the dry-run diff of the shipped DeepSeek kernels.
 # `make test`: the whole test suite.
+# `make real`: the scoreboard of the real corpus (../shared/corpus) through migrate, the compiler and verify.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+# The pinned pypto compiler, where this checkout sits beside the project's shared folder;
+# never vendored, and everything works without it (--compile then says how to install it).
+PYPTO_WHEEL := $(firstword $(wildcard ../shared/oracle/pypto-*.whl))
 
-.PHONY: install demo test bench clean
+.PHONY: install demo test bench real clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,7 +16,11 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
-install: $(BIN)/.installed
+$(BIN)/.pypto: $(PYPTO_WHEEL) | $(BIN)/.installed
+	$(if $(PYPTO_WHEEL),$(BIN)/python -m pip install --quiet $(PYPTO_WHEEL))
+	touch $@
+
+install: $(BIN)/.installed $(if $(PYPTO_WHEEL),$(BIN)/.pypto)
 
 demo: install
 	$(BIN)/pypto-migrate run fixtures/before/deepseek_v3_2_*.py
@@ -22,6 +30,9 @@ test: install
 
 bench: install
 	$(BIN)/python benchmarks/bench_migrate.py
+
+real: install
+	$(BIN)/python benchmarks/real_corpus.py $(ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

@@ -44,9 +44,30 @@ def _report(outcomes: list[Outcome]) -> None:
             err.print(f"error: {o.error}")
         for note in o.notes:
             err.print(f"{o.display}: {note}")
-        for f in o.findings:
-            label = "error" if f.level == "error" else "review"
-            err.print(f"{o.display}:{f.line}:{f.column}: {label} {f.rule}: {f.message}")
+        findings = [(f.line, f.column, "error" if f.level == "error" else "review", f.rule, f.message) for f in o.findings]
+        if o.compiled is not None:
+            findings += [(e.line, e.column, "error", "COMPILE", e.message) for e in o.compiled.errors]
+        for line, column, label, rule, message in sorted(findings, key=lambda f: (f[0], f[1])):
+            err.print(f"{o.display}:{line}:{column}: {label} {rule}: {message}")
+        if o.compiled is not None:
+            _compile_report(err, o)
+
+
+def _compile_report(err: Console, o: Outcome) -> None:
+    from .compile_report import memory_lines, pair_kernels
+
+    c = o.compiled
+    for p in c.structure:
+        err.print(f"{o.display}: error COMPILE: structure: {p.message}")
+    for note in c.notes:
+        err.print(f"{o.display}: compile: {note}")
+    if c.skipped:
+        err.print(f"{o.display}: compile: skipped, {c.skipped}")
+    if c.memory or o.capacity:
+        sizes = f" (sizes: {' '.join(f'{k}={v}' for k, v in c.sets.items())})" if c.sets else ""
+        err.print(f"{o.display}: compiler memory report beside the tool's capacity figures{sizes}:")
+        for line in memory_lines(*pair_kernels(o.capacity or [], c.memory)):
+            err.print(line)
 
 
 def _rule_table(summary: Summary, rules: tuple[Rule, ...]) -> None:
@@ -97,7 +118,7 @@ def _settings(sets, inputs, seed=0, poison="garbage"):
 
 
 size_options = [
-    click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help="Override a module constant or builder parameter."),
+    click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help="Override a module constant or builder parameter (for --verify and --compile)."),
     click.option("--input", "inputs", multiple=True, metavar="NAME=LOW:HIGH", help="Bounds of an input's random values."),
 ]
 
@@ -107,6 +128,48 @@ paths_argument = click.argument(
 )
 
 
+class _Stage(click.ParamType):
+    """parse | passes; a bare `--compile` followed by a path takes that path back as a PATH."""
+
+    name = "stage"
+
+    def convert(self, value, param, ctx):
+        from .compiler import STAGES
+
+        if isinstance(value, (str, Path)) and str(value) in STAGES:
+            return str(value)
+        if Path(value).exists():
+            return ("parse", Path(value))  # `--compile models/`: click read the path as the option's value
+        self.fail(f"{value!r} is not one of {', '.join(STAGES)} (write --compile=STAGE)", param, ctx)
+
+
+compile_option = click.option(
+    "--compile", "stage", type=_Stage(), is_flag=False, flag_value="parse", default=None, metavar="[=parse|passes]",
+    help="Also compile what run would write with the real pypto compiler (parse: build each program; passes: "
+         "also the pass pipeline, its memory report and a structure audit). This IMPORTS each kernel module, so "
+         "its module-level code runs (in a child process).",
+)
+# `--compile PATH` hands the path to the option; PATHS is therefore checked by hand.
+optional_paths = click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+
+
+def _compile_stage(stage, paths) -> tuple[str | None, tuple[Path, ...]]:
+    if isinstance(stage, tuple):
+        stage, path = stage
+        paths = (path, *paths)
+    if not paths:
+        raise click.UsageError("Missing argument 'PATHS...'.")
+    if stage is not None:
+        from .compiler import CompilerUnavailable, probe, unavailable_message
+
+        try:
+            probe()
+        except CompilerUnavailable as exc:
+            _console().print(f"error: {unavailable_message(str(exc))}")
+            sys.exit(2)
+    return stage, paths
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="pypto-migrate")
 def main() -> None:
@@ -114,18 +177,24 @@ def main() -> None:
 
 
 @main.command("run")
-@paths_argument
+@optional_paths
 @click.option("--write", is_flag=True, help="Apply the changes in place (default: print the diff).")
 @click.option("--diff-file", type=click.Path(dir_okay=False, writable=True, path_type=Path), help="Also write the diff to FILE.")
 @click.option("--verify", is_flag=True, help="Run each migrated kernel against its original; never write one that fails.")
 @click.option("--interactive", "-i", is_flag=True, help="Review the migration hunk by hunk and write the hunks you accept.")
+@compile_option
 @_with(size_options)
 @_with(selection)
-def run_command(paths, write, diff_file, verify, interactive, sets, inputs, select, ignore, jobs) -> None:
-    """Migrate PATH... : print a unified diff (dry run) or, with --write, apply it."""
+def run_command(paths, write, diff_file, verify, interactive, stage, sets, inputs, select, ignore, jobs) -> None:
+    """Migrate PATH... : print a unified diff (dry run) or, with --write, apply it.
+
+    With --compile, a file the compiler rejects is not written, unless every rejection is on a
+    statement a `# pypto-migrate: review` marker flags."""
+    stage, paths = _compile_stage(stage, paths)
     rules = _load(select, ignore)
     settings = _settings(sets, inputs) if verify else None
-    job = Job(tuple(r.id for r in rules), write=write and not interactive, strict=not (select or ignore), verify=settings)
+    job = Job(tuple(r.id for r in rules), write=write and not interactive, strict=not (select or ignore), verify=settings,
+              compile=None if interactive else stage, compile_sets=_settings(sets, inputs).sets)
     files = discover(list(paths))
     outcomes = run(files, job, jobs)
     if interactive:
@@ -147,16 +216,18 @@ def run_command(paths, write, diff_file, verify, interactive, sets, inputs, sele
     verb = "migrated" if write else "would be migrated"
     tail = "" if write or not summary.files_changed else " (dry run: --write applies it)"
     _console().print(summary.line(verb) + tail)
-    sys.exit(1 if summary.errors else 0)
+    sys.exit(1 if summary.errors or summary.compile_problems else 0)
 
 
 @main.command("check")
-@paths_argument
+@optional_paths
+@compile_option
 @_with(selection)
-def check_command(paths, select, ignore, jobs) -> None:
+def check_command(paths, stage, select, ignore, jobs) -> None:
     """Exit 1 if any file would change or needs a person (for CI); writes nothing."""
+    stage, paths = _compile_stage(stage, paths)
     rules = _load(select, ignore)
-    outcomes = run(discover(list(paths)), Job(tuple(r.id for r in rules), strict=not (select or ignore)), jobs)
+    outcomes = run(discover(list(paths)), Job(tuple(r.id for r in rules), strict=not (select or ignore), compile=stage), jobs)
     err = _console()
     for o in outcomes:
         if o.changed:
@@ -164,7 +235,7 @@ def check_command(paths, select, ignore, jobs) -> None:
     _report(outcomes)
     summary = summarize(outcomes)
     err.print(summary.line("would be migrated"))
-    sys.exit(1 if summary.files_changed or summary.review or summary.errors else 0)
+    sys.exit(1 if summary.files_changed or summary.review or summary.errors or summary.compile_problems else 0)
 
 
 @main.command("report")

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from .diffs import unified_diff
 from .engine import Edit, SourceError, migrate
+from .compiler import CompilerUnavailable, unavailable_message
 from .findings import Finding
 from .rulebook import load_api, load_rules
 from .sources import FileProblem, read_text, write_atomic
@@ -33,11 +34,19 @@ class Outcome:
     kernels: int = 0
     over_budget: int = 0
     notes: list[str] = field(default_factory=list)
+    compiled: object | None = None  # compiler.CompileResult, with --compile
+    capacity: list | None = None  # compile_report.KernelCapacity of what was compiled, with --compile=passes
     error: str | None = None  # "path:line:col: message" for files that could not be processed
 
     @property
     def changed(self) -> bool:
         return bool(self.diff)
+
+    @property
+    def compile_problems(self) -> int:
+        """Compiler rejections and structure problems: they count as errors."""
+        c = self.compiled
+        return 0 if c is None else len(c.errors) + len(c.structure)
 
 
 @dataclass
@@ -47,6 +56,8 @@ class Job:
     rules_dir: Path | None = None
     strict: bool = True  # re-check outputs against the target API (off when the rules were narrowed)
     verify: object | None = None  # interp Settings: run each changed kernel against its original
+    compile: str | None = None  # "parse" | "passes": compile what run would write with pypto
+    compile_sets: dict[str, str] = field(default_factory=dict)  # sizes for the compile, over the file's own
 
 
 def display_path(path: Path) -> str:
@@ -79,9 +90,15 @@ def process(path: Path, job: Job) -> Outcome:
         outcome.diff = unified_diff(text, result.output, outcome.display)
         if job.verify is not None and result.changed:
             _verify(outcome, text, result.output, job)
-        if job.write and result.changed:
+        if job.compile is not None:
+            held = _compile(path, outcome, result, job)
+        else:
+            held = False
+        if job.write and result.changed and not held:
             write_atomic(path, result.output)
             outcome.written = True
+    except CompilerUnavailable as exc:
+        outcome.error = f"{outcome.display}: {unavailable_message(str(exc))}"
     except (SourceError, FileProblem) as exc:  # EngineError included: the rule is named in the message
         outcome.error = f"{_where(outcome.display, exc.line, exc.column)}: {exc.message}"
     except RecursionError:
@@ -110,6 +127,31 @@ def _verify(outcome: Outcome, text: str, output: str, job: Job) -> None:
         raise FileProblem(f"verify failed, not written: {verdict.message}")
 
 
+def _compile(path: Path, outcome: Outcome, result, job: Job) -> bool:
+    """Compile what run would write; True when the compiler's rejection holds the write back.
+
+    A rejection on a statement a review marker already flags does not: the person deciding
+    that marker sees the compiler's message beside it."""
+    from .compile_report import tool_capacity, under_review_marker
+    from .compiler import compile_source
+
+    compiled = compile_source(path, result.output if result.changed else None, job.compile, job.compile_sets)
+    outcome.compiled = compiled
+    if job.compile == "passes" and compiled.programs:
+        try:
+            outcome.capacity = tool_capacity(result.output, outcome.display, load_api(job.rules_dir))
+        except Exception as exc:  # the figures are a comparison; their failure must not cost the compile
+            outcome.notes.append(f"compile: the tool's own capacity figures failed ({type(exc).__name__}: {exc})")
+    unexcused = [e for e in compiled.errors if not under_review_marker(result.output, e.line)]
+    if job.write and result.changed and unexcused:
+        outcome.notes.append(
+            f"not written: the compiler rejects the migration ({_count(len(unexcused), 'error')} "
+            "on lines no review marker flags)"
+        )
+        return True
+    return False
+
+
 def run(paths: list[Path], job: Job, jobs: int = 1) -> list[Outcome]:
     """Process every file; the outcomes come back in the order of `paths`."""
     if jobs <= 1 or len(paths) < 2 * jobs:  # a pool costs more than it saves on a few files
@@ -128,11 +170,15 @@ class Summary:
     files_per_rule: Counter
     kernels: int = 0
     over_budget: int = 0
+    compile_problems: int = 0
+    files_compiled: int | None = None  # None without --compile
 
     def line(self, verb: str) -> str:
         text = f"{_count(self.files_changed, 'file')} {verb}, {_count(self.edits, 'edit')}, {self.review} need review"
         if self.errors:
             text += f", {self.errors} could not be processed"
+        if self.files_compiled is not None:
+            text += f"; {_count(self.files_compiled, 'file')} compiled, {_count(self.compile_problems, 'compile error')}"
         return text
 
 
@@ -155,4 +201,9 @@ def summarize(outcomes: list[Outcome]) -> Summary:
         files_per_rule=files_per_rule,
         kernels=sum(o.kernels for o in outcomes),
         over_budget=sum(o.over_budget for o in outcomes),
+        compile_problems=sum(o.compile_problems for o in outcomes),
+        files_compiled=(
+            sum(o.compiled is not None and not o.compiled.skipped for o in outcomes)
+            if any(o.compiled is not None for o in outcomes) else None
+        ),
     )

@@ -70,7 +70,7 @@ class Program:
 
 
 def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
-    tree = _override(ast.parse(text, path), settings.sets, path)
+    tree = override_constants(ast.parse(text, path), settings.sets, path)
     builder = _builder(tree)
     called = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self"}
     tree = _Annotations().visit(tree)
@@ -101,7 +101,7 @@ def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
             program = next((v for v in namespace.values() if getattr(v, "__pl_program__", False)), None)
     if program is None:
         raise SetupError(f"{path}: no @pl.program class (nor a builder function returning one)")
-    unknown = [n for n in settings.sets if n not in _module_names(tree) and (builder is None or n not in inspect.signature(namespace[builder]).parameters)]
+    unknown = [n for n in settings.sets if n not in module_names(tree) and (builder is None or n not in inspect.signature(namespace[builder]).parameters)]
     if unknown:
         raise SetupError(f"{path}: --set {', '.join(unknown)}: no module constant or builder parameter of that name")
     functions = [name for name, v in vars(program).items() if getattr(v, "__pl_function__", False)]
@@ -199,7 +199,7 @@ def run(program: Program, inputs: dict[str, np.ndarray]) -> dict[str, Tensor]:
     return outputs
 
 
-def _override(tree: ast.Module, sets: dict[str, str], path: str) -> ast.Module:
+def override_constants(tree: ast.Module, sets: dict[str, str], path: str) -> ast.Module:
     for node in tree.body:
         target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else getattr(node, "target", None)
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(target, ast.Name) and node.value is not None:
@@ -212,21 +212,27 @@ def _override(tree: ast.Module, sets: dict[str, str], path: str) -> ast.Module:
     return ast.fix_missing_locations(tree)
 
 
-def _module_names(tree: ast.Module) -> set[str]:
+def module_names(tree: ast.Module) -> set[str]:
     names = {n.targets[0].id for n in tree.body if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)}
     return names | {n.target.id for n in tree.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and n.value is not None}
 
 
 def _builder(tree: ast.Module) -> str | None:
-    """The module-level function that defines the @pl.program class (and returns it)."""
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef):
-            for inner in ast.walk(node):
-                if isinstance(inner, ast.ClassDef) and any(_is_program(d) for d in inner.decorator_list):
-                    return node.name
-    return None
+    found = builders(tree)
+    return found[0] if found else None
 
 
-def _is_program(decorator: ast.expr) -> bool:
+def builders(tree: ast.Module) -> list[str]:
+    """The module-level functions that define a @pl.program class (and return it), in order."""
+    return [
+        node.name for node in tree.body
+        if isinstance(node, ast.FunctionDef) and any(
+            isinstance(inner, ast.ClassDef) and any(is_program(d) for d in inner.decorator_list)
+            for inner in ast.walk(node)
+        )
+    ]
+
+
+def is_program(decorator: ast.expr) -> bool:
     target = decorator.func if isinstance(decorator, ast.Call) else decorator
     return (isinstance(target, ast.Attribute) and target.attr == "program") or (isinstance(target, ast.Name) and target.id == "program")

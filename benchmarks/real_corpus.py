@@ -1,0 +1,292 @@
+"""The scoreboard: the real corpus (../shared/corpus) through migrate, the compiler and verify.
+
+  python benchmarks/real_corpus.py              # a table on stdout, one row per file
+  python benchmarks/real_corpus.py --markdown   # the same table as markdown, to paste
+
+The corpus is copied to a temporary folder (its files stay as they are), migrated there with
+`pypto-migrate run --write` in a real subprocess, and each file is then looked at as it was
+written: its open review markers and strict-check errors, the compiler's parse, its pass
+pipeline and structure audit, buffer overflows as the tool and the compiler see them, for
+the four DeepSeek parts `verify` against the original, and whether a second run changes
+anything. Verify's sizes come from tests/real_corpus_sizes.toml (a table per file with
+`set = ["NAME=VALUE", ...]` and `input = ["NAME=LOW:HIGH", ...]`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from collections import Counter, defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from codemods.compile_report import over_limits, pair_kernels, tool_capacity  # noqa: E402
+from codemods.compiler import CompilerUnavailable, compile_source, probe  # noqa: E402
+from codemods.rulebook import load_api  # noqa: E402
+
+CORPUS = ROOT.parent / "shared" / "corpus"
+SIZES = ROOT / "tests" / "real_corpus_sizes.toml"
+DEEPSEEK = "deepseek"
+VERIFY_MEANING = {0: "equivalent", 1: "MISMATCH/error", 2: "usage error", 3: "equivalent but masked rows"}
+_LINE = re.compile(r"^(?P<path>[^\s:][^:]*\.py):(?P<line>\d+):(?P<col>\d+): (?P<label>review|error) (?P<rule>\S+): ")
+_FILE_ERROR = re.compile(r"^error: (?P<path>[^:]+\.py): (?P<message>.*)$")
+_WOULD = re.compile(r"^(?P<path>[^:]+\.py): would be migrated \((?P<n>\d+) edits?\)")
+
+
+def cli(*args: str, cwd: Path, timeout: float = 900) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "codemods", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
+def writable_copy(source: Path, target: Path) -> Path:
+    """A copy the tool may write: the shared corpus is read-only, and so would be a plain copy."""
+    shutil.copytree(source, target)
+    for folder, dirs, files in os.walk(target):
+        for name in dirs + files:
+            p = Path(folder) / name
+            p.chmod(p.stat().st_mode | stat.S_IWUSR)
+    return target
+
+
+@dataclass
+class Migration:
+    """What `run --write` said, per corpus-relative path."""
+
+    returncode: int
+    errors: dict[str, str] = field(default_factory=dict)
+    review: Counter = field(default_factory=Counter)
+    strict: Counter = field(default_factory=Counter)
+    edits: Counter = field(default_factory=Counter)
+    stderr: str = ""
+
+
+def parse_output(stderr: str, prefix: str) -> Migration:
+    m = Migration(0, stderr=stderr)
+    for line in stderr.splitlines():
+        if (hit := _LINE.match(line)) and hit.group("path").startswith(prefix):
+            path = hit.group("path")[len(prefix):]
+            if hit.group("label") == "review":
+                m.review[path] += 1
+            elif hit.group("rule") == "API":
+                m.strict[path] += 1
+        elif (hit := _FILE_ERROR.match(line)) and hit.group("path").startswith(prefix):
+            m.errors[hit.group("path")[len(prefix):]] = hit.group("message")
+        elif (hit := _WOULD.match(line)) and hit.group("path").startswith(prefix):
+            m.edits[hit.group("path")[len(prefix):]] = int(hit.group("n"))
+    return m
+
+
+def migrate_corpus(work: Path, jobs: int) -> tuple[Path, Migration, Migration]:
+    """Copy, count the edits (check), write (run --write), then a second run's diff: the written tree and both runs."""
+    tree = writable_copy(CORPUS, work / "corpus")
+    before = cli("check", "--jobs", str(jobs), "corpus", cwd=work)
+    written = cli("run", "--write", "--jobs", str(jobs), "corpus", cwd=work)
+    first = parse_output(written.stderr, "corpus/")
+    first.returncode = written.returncode
+    first.edits = parse_output(before.stderr, "corpus/").edits
+    second_run = cli("run", "--jobs", str(jobs), "--diff-file", str(work / "second.diff"), "corpus", cwd=work)
+    second = parse_output(second_run.stderr, "corpus/")
+    second.returncode = second_run.returncode
+    second.edits = Counter({p[len("corpus/"):]: 1 for p in _diff_paths((work / "second.diff").read_text())})
+    return tree, first, second
+
+
+def _diff_paths(diff: str) -> list[str]:
+    return [line[len("+++ b/"):].strip() for line in diff.splitlines() if line.startswith("+++ b/")]
+
+
+def load_sizes(path: Path = SIZES) -> dict:
+    if not path.exists():
+        return {}
+    with path.open("rb") as fh:
+        data = tomllib.load(fh)
+    return data.get("files", data)
+
+
+def sizes_for(sizes: dict, rel: str) -> dict | None:
+    name = Path(rel).name
+    for key in (rel, name, Path(rel).stem):
+        if isinstance(sizes.get(key), dict):
+            return sizes[key]
+    return None
+
+
+def verify_args(entry: dict) -> list[str]:
+    args = []
+    for text in entry.get("set", []):
+        args += ["--set", text]
+    for text in entry.get("input", []):
+        args += ["--input", text]
+    return args
+
+
+@dataclass
+class Row:
+    file: str
+    status: str = ""
+    edits: int = 0
+    review: int = 0
+    strict: int = 0
+    parse: str = "-"
+    passes: str = "-"
+    structure: str = "-"
+    overflows: str = "-"
+    verify: str = "-"
+    idempotent: str = "-"
+    detail: list[str] = field(default_factory=list)
+
+
+def compile_row(row: Row, path: Path, rel: str, api) -> None:
+    result = compile_source(path, None, "passes")
+    if result.skipped:
+        row.parse = row.passes = "no program"
+        return
+    parse_errors = [e for e in result.errors if not e.message.startswith("pass pipeline")]
+    if not result.programs:
+        first = result.errors[0] if result.errors else None
+        row.parse = f"{len(result.errors)} error{'s' * (len(result.errors) != 1)}"
+        if first:
+            row.detail.append(f"{rel}:{first.line}:{first.column}: {first.message}")
+        return
+    row.parse = "ok" if not parse_errors else f"{len(parse_errors)} errors"
+    pass_errors = [e for e in result.errors if e.message.startswith("pass pipeline") or "Check failed" in e.message]
+    row.passes = "ok" if not pass_errors and result.memory else ("error" if pass_errors else "no report")
+    for e in result.errors:
+        row.detail.append(f"{rel}:{e.line}:{e.column}: {e.message}")
+    row.structure = "clean" if not result.structure else str(len(result.structure))
+    row.detail.extend(f"{rel}: structure: {p.message}" for p in result.structure)
+    try:
+        capacity = tool_capacity(path.read_text(encoding="utf-8-sig"), rel, api)
+    except Exception as exc:  # the tool's figures are beside the compiler's; their failure is shown, not fatal
+        capacity = []
+        row.detail.append(f"{rel}: the tool's capacity figures failed: {type(exc).__name__}: {exc}")
+    pairs, notes = pair_kernels(capacity, result.memory)
+    tool, compiler = over_limits(pairs)
+    row.overflows = f"{tool} / {compiler}"
+    row.detail.extend(f"{rel}: {n}" for n in notes)
+
+
+def verify_row(row: Row, original: Path, migrated: Path, sizes: dict, work: Path) -> None:
+    entry = sizes_for(sizes, row.file)
+    if entry is None:
+        row.verify = "no sizes"
+        return
+    if row.status != "migrated":
+        row.verify = "not migrated"
+        return
+    done = cli("verify", str(original), str(migrated), *verify_args(entry), cwd=work)
+    row.verify = f"{done.returncode} {VERIFY_MEANING.get(done.returncode, '?')}"
+    if done.returncode not in (0, 3):
+        row.detail.append(f"{row.file}: verify: {(done.stdout or done.stderr).strip().splitlines()[-1:]}")
+
+
+def scoreboard(jobs: int) -> tuple[list[Row], dict]:
+    api = load_api()
+    sizes = load_sizes()
+    with tempfile.TemporaryDirectory(prefix="pypto-real-") as tmp:
+        work = Path(tmp)
+        started = time.perf_counter()
+        tree, first, second = migrate_corpus(work, jobs)
+        timings = {"migrate": time.perf_counter() - started}
+        files = sorted(p.relative_to(tree).as_posix() for p in tree.rglob("*.py"))
+        rows = []
+        for rel in files:
+            row = Row(rel)
+            if rel in first.errors:
+                row.status = "internal error" if "internal error" in first.errors[rel] else "error"
+                row.detail.append(f"{rel}: {first.errors[rel].splitlines()[0]}")
+            else:
+                row.status = "migrated" if first.edits[rel] else "unchanged"
+            row.edits, row.review, row.strict = first.edits[rel], first.review[rel], first.strict[rel]
+            row.idempotent = "no" if second.edits[rel] else ("yes" if rel not in second.errors else "error")
+            rows.append(row)
+        started = time.perf_counter()
+        try:
+            probe()
+            compiling = True
+        except CompilerUnavailable as exc:
+            compiling = False
+            timings["compiler"] = f"unavailable ({exc})"
+        if compiling:
+            with ThreadPoolExecutor(max_workers=jobs) as pool:
+                list(pool.map(lambda r: compile_row(r, tree / r.file, r.file, api), rows))
+            timings["compile"] = time.perf_counter() - started
+        started = time.perf_counter()
+        for row in rows:
+            if row.file.startswith(DEEPSEEK + "/"):
+                verify_row(row, CORPUS / row.file, tree / row.file, sizes, work)
+        timings["verify"] = time.perf_counter() - started
+        return rows, timings
+
+
+COLUMNS = [
+    ("file", "file"), ("status", "migrate"), ("edits", "edits"), ("review", "review"), ("strict", "strict errors"),
+    ("parse", "compiler parse"), ("passes", "passes"), ("structure", "structure"), ("overflows", "overflows tool / compiler"),
+    ("verify", "verify"), ("idempotent", "idempotent"),
+]
+
+
+def render(rows: list[Row], markdown: bool) -> str:
+    header = [title for _, title in COLUMNS]
+    body = [[str(getattr(r, key)) for key, _ in COLUMNS] for r in rows]
+    if markdown:
+        lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
+        lines += ["| " + " | ".join(cells) + " |" for cells in body]
+        return "\n".join(lines)
+    widths = [max(len(c) for c in column) for column in zip(header, *body)]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip() for cells in [header, *body])
+
+
+def summary(rows: list[Row]) -> str:
+    status = Counter(r.status for r in rows)
+    compiled = [r for r in rows if r.parse not in ("-", "no program")]
+    verified = [r for r in rows if r.verify not in ("-",)]
+    return (
+        f"{len(rows)} files: {status['migrated']} migrated, {status['unchanged']} unchanged, "
+        f"{status['error']} errors, {status['internal error']} internal errors; "
+        f"{sum(r.review for r in rows)} review markers, {sum(r.strict for r in rows)} strict errors; "
+        f"compiler: {sum(r.parse == 'ok' for r in rows)}/{len(compiled)} parse, "
+        f"{sum(r.passes == 'ok' for r in rows)}/{len(compiled)} passes, "
+        f"{sum(r.structure == 'clean' for r in rows)}/{sum(r.structure != '-' for r in rows)} structure clean; "
+        f"verify: {sum(r.verify.startswith(('0 ', '3 ')) for r in verified)}/{len(verified)} equivalent; "
+        f"idempotent: {sum(r.idempotent == 'yes' for r in rows)}/{len(rows)}"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--markdown", action="store_true", help="print the table as markdown")
+    parser.add_argument("--details", action="store_true", help="also list each file's first errors")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args()
+    if not CORPUS.is_dir():
+        print(f"no corpus at {CORPUS}: the scoreboard needs ../shared/corpus beside this checkout", file=sys.stderr)
+        return 2
+    started = time.perf_counter()
+    rows, timings = scoreboard(args.jobs)
+    print(render(rows, args.markdown))
+    print()
+    print(summary(rows))
+    if args.details:
+        print()
+        for row in rows:
+            for line in row.detail:
+                print(("- " if args.markdown else "") + line)
+    shown = ", ".join(f"{k} {v:.1f} s" if isinstance(v, float) else f"{k} {v}" for k, v in timings.items())
+    print(f"\n({shown}; total {time.perf_counter() - started:.1f} s)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,255 @@
+"""codemods.compiler against the real pypto compiler, on our own fixtures and small kernels;
+the memory report parser, the IR structure audit and the review-marker exemption on texts
+written here."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from codemods.compile_report import KernelCapacity, over_limits, pair_kernels, under_review_marker
+from codemods.ir_audit import audit_dump
+from codemods.memory_report import MemoryRecord, parse_memory_report
+from conftest import FIXTURES
+from needs import pypto_or_skip
+
+WITH_PROGRAMS = sorted(p.name for p in (FIXTURES / "after").glob("*.py") if "program" in p.read_text())
+
+TILE_OP_ON_TENSOR = '''\
+import pypto.language as pl
+
+N = 16
+
+
+def build_bad_program(n: int = N):
+    @pl.program
+    class Bad:
+        @pl.function
+        def bad(self, x: pl.Tensor[[n, 16], pl.FP32], out: pl.Out[pl.Tensor[[n, 16], pl.FP32]]) -> pl.Tensor[[n, 16], pl.FP32]:
+            with pl.incore():
+                t = pl.tile.rsqrt(x)
+                out = pl.store(t, [0, 0], out)
+            return out
+
+    return Bad
+'''
+
+SHAPES = '''\
+import pypto.language as pl
+{directive}
+ROWS = 16
+
+
+@pl.program
+class Shapes:
+    @pl.function
+    def shapes(self, x: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        with pl.incore():
+            t = pl.load(x, [0, 0], [ROWS, 16], target_memory=pl.MemorySpace.Vec)
+            u = pl.load(x, [0, 0], [8, 16], target_memory=pl.MemorySpace.Vec)
+            v = pl.add(t, u)
+            out = pl.store(v, [0, 0], out)
+        return out
+'''
+
+
+@pytest.fixture
+def compiler():
+    pypto_or_skip()
+    from codemods import compiler
+
+    return compiler
+
+
+@pytest.mark.parametrize("name", WITH_PROGRAMS)
+def test_every_migrated_fixture_parses_and_passes_with_a_clean_structure(compiler, name):
+    result = compiler.compile_source(FIXTURES / "after" / name, None, "passes")
+    assert result.errors == [] and result.programs, result
+    assert result.memory, "the pass pipeline reports each kernel's memory"
+    assert all(r.limit > 0 and r.used >= 0 and "_incore_" in r.function for r in result.memory)
+    assert result.structure == []
+
+
+def test_fixtures_without_a_program_are_skipped_with_a_note(compiler):
+    result = compiler.compile_source(FIXTURES / "after" / "edge_aliases.py", None, "parse")
+    assert result.skipped and "program" in result.skipped and result.errors == []
+
+
+def test_a_tile_op_on_a_tensor_is_rejected_at_its_line_without_the_cpp_traceback(compiler, tmp_path):
+    path = tmp_path / "bad.py"
+    path.write_text(TILE_OP_ON_TENSOR)
+    result = compiler.compile_source(path, None, "parse")
+    [error] = result.errors
+    line = TILE_OP_ON_TENSOR.splitlines().index("                t = pl.tile.rsqrt(x)") + 1
+    assert (error.line, error.column) == (line, len("                t = ") + 1)
+    assert "tile.rsqrt requires argument to be a TileType, but got TensorType" in error.message
+    assert "Traceback" not in error.message and "File \"" not in error.message and "\n" not in error.message
+
+
+def test_a_text_is_compiled_as_if_it_were_the_file(compiler, tmp_path):
+    path = tmp_path / "kernel.py"
+    path.write_text("x = 1\n")  # what is on disk is not what is compiled
+    text = "# one more line, so that the line numbers are the text's\n" + TILE_OP_ON_TENSOR
+    [error] = compiler.compile_source(path, text, "parse").errors
+    assert text.splitlines()[error.line - 1].strip() == "t = pl.tile.rsqrt(x)"
+
+
+def test_sizes_come_from_the_files_verify_line_and_from_the_caller(compiler, tmp_path):
+    path = tmp_path / "shapes.py"
+    path.write_text(SHAPES.format(directive=""))
+    [error] = compiler.compile_source(path, None, "parse").errors
+    assert "compatible shapes" in error.message
+    assert path.read_text().splitlines()[error.line - 1].strip() == "v = pl.add(t, u)"
+    assert compiler.compile_source(path, None, "parse", {"ROWS": "8"}).errors == []
+    path.write_text(SHAPES.format(directive="# pypto-migrate: verify --set ROWS=8"))
+    assert compiler.compile_source(path, None, "parse").errors == []
+    assert compiler.compile_source(path, None, "parse", {"ROWS": "16"}).errors  # the caller wins
+
+
+def test_builder_parameters_take_sizes_too(compiler, tmp_path):
+    path = tmp_path / "bad.py"
+    path.write_text(TILE_OP_ON_TENSOR.replace("pl.tile.rsqrt(x)", "pl.load(x, [0, 0], [16, 16], target_memory=pl.MemorySpace.Vec)"))
+    assert compiler.compile_source(path, None, "passes", {"n": "32"}).errors == []
+    result = compiler.compile_source(path, None, "parse", {"nonexistent": "3"})
+    assert any("nonexistent" in note for note in result.notes)
+
+
+def test_a_crash_of_the_child_costs_only_the_result(compiler, tmp_path):
+    path = tmp_path / "abort.py"
+    path.write_text("import os\nos.abort()\n" + TILE_OP_ON_TENSOR)
+    [error] = compiler.compile_source(path, None, "parse").errors
+    assert "SIGABRT" in error.message and error.line == 1
+
+
+def test_a_hang_is_stopped(compiler, tmp_path):
+    path = tmp_path / "hang.py"
+    path.write_text("import time\ntime.sleep(60)\n" + TILE_OP_ON_TENSOR)
+    [error] = compiler.compile_source(path, None, "parse", timeout=3).errors
+    assert "did not finish within 3 s" in error.message
+
+
+def test_a_failing_import_is_an_error_at_the_line_that_raised(compiler, tmp_path):
+    path = tmp_path / "imports.py"
+    path.write_text("import os\nimport a_module_that_is_not_there\n" + TILE_OP_ON_TENSOR)
+    [error] = compiler.compile_source(path, None, "parse").errors
+    assert error.line == 2 and "ModuleNotFoundError" in error.message
+
+
+REPORT = """\
+=== Memory Usage Report ===
+Pass: AllocateMemoryAddr
+Backend: 910B_CCE
+Functions: 2 InCore
+
+--- layer_incore_0 ---
+
+  Space  |  Used       |  Limit      |  Usage   |  MemRefs
+  -------+-------------+-------------+----------+---------
+  Vec    |     6.0 KB  |   192.0 KB  |    3.1%  |  50
+  Right  |   128.0 KB  |    64.0 KB  |  200.0%  |  5
+  Acc    |      896 B  |   128.0 KB  |    0.7%  |  5
+
+--- layer_incore_1 ---
+
+  Space  |  Used       |  Limit      |  Usage   |  MemRefs
+  -------+-------------+-------------+----------+---------
+  Vec    |     1.5 MB  |   192.0 KB  |  800.0%  |  53
+"""
+
+
+def test_the_memory_report_becomes_records_in_bytes():
+    records = parse_memory_report(REPORT)
+    assert records == [
+        MemoryRecord("layer_incore_0", "Vec", 6144, 196608),
+        MemoryRecord("layer_incore_0", "Right", 131072, 65536),
+        MemoryRecord("layer_incore_0", "Acc", 896, 131072),
+        MemoryRecord("layer_incore_1", "Vec", 1572864, 196608),
+    ]
+    assert [r.over for r in records] == [False, True, False, True]
+
+
+def test_kernels_are_matched_by_order_within_a_function_and_mismatched_counts_are_said():
+    capacity = [
+        KernelCapacity("layer", "kernel 1", 10, {"Vec": (4096, 196608), "Right": (70000, 65536)}),
+        KernelCapacity("layer", "kernel 2", 40, {"Vec": (1024, 196608)}),
+        KernelCapacity("layer", "kernel 3", 70, {"Vec": (1024, 196608)}),
+    ]
+    pairs, notes = pair_kernels(capacity, parse_memory_report(REPORT))
+    assert [(p.tool.label if p.tool else None, p.compiler) for p in pairs] == [
+        ("kernel 1", "layer_incore_0"), ("kernel 2", "layer_incore_1"), ("kernel 3", None)]
+    assert pairs[0].spaces["Right"] == (70000, 131072, 65536)
+    assert notes == ["layer: the tool sees 3 kernel regions, the compiler outlined 2; matched by order, the rest stand alone"]
+    assert over_limits(pairs) == (1, 2)
+
+
+def _dump(body: str) -> str:
+    return "import pypto.language as pl\n\n@pl.program\nclass P:\n" + textwrap.indent(textwrap.dedent(body), "    ")
+
+
+CLEAN = _dump("""
+    @pl.function(type=pl.FunctionType.InCore)
+    def f_incore_0(self, x_0: pl.Tensor[[4, 1], pl.INT32, pl.MemRef(pl.MemorySpace.DDR, -1, 16, 0)]) -> pl.Tensor[[4, 1], pl.INT32]:
+        mem_vec_1: pl.MemRefType = pl.tile.alloc(pl.MemorySpace.Vec, 0, 16, 1)
+        t_0: pl.Tile[[4, 1], pl.INT32, tile_view=pl.TileView(blayout=pl.TileLayout.col_major), pl.MemRef(pl.MemorySpace.Vec, 0, 16, 1)] = pl.tile.load(x_0, [0, 0], [4, 1], [4, 1], target_memory=pl.MemorySpace.Vec)
+        m_0: pl.Tile[[4, 1], pl.INT32, pl.MemRef(pl.MemorySpace.Mat, 0, 16, 2)] = pl.tile.load(x_0, [0, 0], [4, 1], [4, 1], target_memory=pl.MemorySpace.Mat)
+        l_0: pl.Tile[[4, 1], pl.INT32, pl.MemRef(pl.MemorySpace.Left, 0, 16, 3)] = pl.tile.move(m_0, target_memory=pl.MemorySpace.Left)
+        u_0: pl.Tile[[4, 1], pl.INT32, pl.MemRef(pl.MemorySpace.Vec, 16, 16, 4)] = pl.tile.muls(t_0, 2)
+        x_1: pl.Tensor[[4, 1], pl.INT32] = pl.tile.store(u_0, [0, 0], x_0)
+        return x_1
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def f(self, x_0: pl.Tensor[[4, 1], pl.INT32]) -> pl.Tensor[[4, 1], pl.INT32]:
+        y_0: pl.Tensor[[4, 1], pl.INT32] = self.f_incore_0(x_0)
+        z_0: pl.Tensor[[4, 1], pl.INT32] = pl.tensor.add(y_0, y_0)
+        return z_0
+""")
+
+
+def test_a_clean_dump_has_no_structure_problem(api):
+    assert audit_dump(CLEAN, api) == []
+
+
+def test_a_tile_op_in_orchestration_or_opaque_is_named(api):
+    dump = CLEAN.replace("pl.tensor.add(y_0, y_0)", "pl.tile.add(y_0, y_0)")
+    [problem] = audit_dump(dump, api)
+    assert (problem.function, problem.op) == ("f", "pl.tile.add") and "Orchestration" in problem.message
+    opaque = dump.replace("@pl.function(type=pl.FunctionType.Orchestration)", "@pl.function")
+    [problem] = audit_dump(opaque, api)
+    assert "Opaque" in problem.message
+
+
+def test_a_tile_parameter_of_an_incore_kernel_is_named(api):
+    dump = CLEAN.replace(
+        "def f_incore_0(self, x_0: pl.Tensor[[4, 1], pl.INT32, pl.MemRef(pl.MemorySpace.DDR, -1, 16, 0)])",
+        "def f_incore_0(self, x_0: pl.Tensor[[4, 1], pl.INT32, pl.MemRef(pl.MemorySpace.DDR, -1, 16, 0)], "
+        "w_0: pl.Tile[[4, 1], pl.INT32, pl.MemRef(pl.MemorySpace.Vec, 32, 16, 9)])",
+    )
+    [problem] = audit_dump(dump, api)
+    assert (problem.function, problem.op) == ("f_incore_0", "w_0") and "Tile parameter" in problem.message
+
+
+def test_a_vector_op_on_a_mat_tile_is_named_but_data_movement_on_mat_is_not(api):
+    dump = CLEAN.replace("pl.tile.muls(t_0, 2)", "pl.tile.muls(m_0, 2)")
+    [problem] = audit_dump(dump, api)
+    assert (problem.function, problem.op) == ("f_incore_0", "pl.tile.muls") and "`m_0`, a tile in Mat" in problem.message
+    exp = CLEAN.replace("pl.tile.muls(t_0, 2)", "pl.tile.exp(m_0)")
+    assert [p.op for p in audit_dump(exp, api)] == ["pl.tile.exp"]
+
+
+def test_a_rejection_under_a_review_marker_is_excused():
+    text = textwrap.dedent("""\
+        a = 1
+        # pypto-migrate: review PTO013: choose one
+        b = f(
+            a,
+        )
+        c = 2  # pypto-migrate: review PTO012: decide
+        # pypto-migrate: reviewed PTO012
+        d = 3
+    """)
+    assert under_review_marker(text, 3) and under_review_marker(text, 4), "a marker above a statement covers all its lines"
+    assert under_review_marker(text, 6)
+    assert not under_review_marker(text, 1)
+    assert not under_review_marker(text, 8), "a reviewed marker is a decision, not an open question"
