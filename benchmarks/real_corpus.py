@@ -128,6 +128,8 @@ def verify_args(entry: dict) -> list[str]:
         args += ["--set", text]
     for text in entry.get("input", []):
         args += ["--input", text]
+    if "poison" in entry:
+        args += ["--poison", entry["poison"]]
     return args
 
 
