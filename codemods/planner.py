@@ -357,8 +357,10 @@ class Planner(RegionScan, ShapeConstants):
             vals.append(v)
         first = vals[0] if vals else UNKNOWN_VAL
         if rp is None:
-            if first.is_tile:
-                self._flag("untyped-value", sc.node, f"tile op {op} outside any kernel region")
+            if first.is_tile or spec.kind == "tile-only":
+                # Nothing outlines this code (no pl.incore(), no chunked loop, not an InCore function).
+                self._flag("untyped-value", sc.node, f"tile op pl.{op} outside any kernel region: put this code in "
+                           "`with pl.incore():` or a function of type pl.FunctionType.InCore")
             return first.but(space=None) if first.kind in (TENSOR, TILE) else first
         if not first.is_tile:
             if first.kind == "unknown":
