@@ -15,7 +15,14 @@ import libcst as cst
 
 from .aliases import IdentityCache, ScopeTracker
 from .syntax import attr_name, code, codes, statements
-from .values import SCALAR_VAL, TENSOR, TILE, VEC, Val
+from .values import SCALAR_VAL, TENSOR, TILE, UNKNOWN_VAL, VEC, Val
+
+# `@pl.function(type=...)`: what the compiler makes of a function's body. A kernel type's
+# whole body runs on the core (one kernel region); orchestration code has no region of its
+# own; Opaque (the default) outlines its `pl.incore()` blocks and chunked parallel loops.
+KERNEL_TYPES = frozenset({"InCore", "AIC", "AIV"})
+HOST_TYPES = frozenset({"Orchestration", "Group"})
+OPAQUE = "Opaque"
 
 class OpIndex(ScopeTracker, cst.CSTVisitor):
     """Every node of the module that names a pypto.language member: calls, attributes
@@ -58,16 +65,41 @@ def module_alias(ops: dict[cst.CSTNode, str]) -> str:
 
 
 def parameter_value(annotation, ops: dict[cst.CSTNode, str]) -> Val:
-    """A kernel parameter from its annotation: `pl.Tensor[[B, H], pl.BF16]`, in `pl.Out[...]` or not."""
+    """A kernel parameter from its annotation: `pl.Tensor[[B, H], pl.BF16]`, in `pl.Out[...]` or not.
+
+    Only what the annotation says is known: a bare `pl.Tensor` is a Tensor of unknown shape,
+    `pl.Scalar[...]` and Python's `int`/`float`/`bool` are scalars, and anything else (no
+    annotation, a class of the user's) is unknown, never guessed to be a scalar."""
+    if annotation is None:
+        return UNKNOWN_VAL
+    head_node = annotation.value if isinstance(annotation, cst.Subscript) else annotation
+    head = ops.get(head_node)
     if isinstance(annotation, cst.Subscript):
-        head = ops.get(annotation.value)
         elements = [e.slice.value for e in annotation.slice if isinstance(e.slice, cst.Index)]
         if head in ("Out", "InOut") and elements:
             return parameter_value(elements[0], ops)
         if head in ("Tensor", "Tile") and elements:
             dtype = attr_name(elements[1]) if len(elements) > 1 else None
             return Val(TENSOR if head == "Tensor" else TILE, codes(elements[0]), dtype, VEC if head == "Tile" else None)
-    return SCALAR_VAL
+    if head in ("Tensor", "Tile"):
+        return Val(TENSOR) if head == "Tensor" else Val(TILE, space=VEC)
+    if head == "Scalar" or (isinstance(annotation, cst.Name) and annotation.value in ("int", "float", "bool")):
+        return SCALAR_VAL
+    return UNKNOWN_VAL
+
+
+def function_type(func: cst.FunctionDef, ops: dict[cst.CSTNode, str]) -> str:
+    """`InCore` for `@pl.function(type=pl.FunctionType.InCore)`; `Opaque` when not said."""
+    for d in func.decorators:
+        call = d.decorator
+        if not isinstance(call, cst.Call) or ops.get(call) != "function":
+            continue
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == "type":
+                named = ops.get(arg.value)
+                if named and named.startswith("FunctionType."):
+                    return named.split(".", 1)[1]
+    return OPAQUE
 
 
 # Trees are immutable: the planner, the region rule and the strict check share one index per
@@ -208,6 +240,7 @@ class KernelFunction:
     builder: cst.FunctionDef | None
     program: cst.ClassDef | None
     constants: dict[str, Constant]
+    type: str = OPAQUE
 
 
 def kernel_functions(module: cst.Module, ops: dict[cst.CSTNode, str]) -> list[KernelFunction]:
@@ -226,7 +259,7 @@ def kernel_functions(module: cst.Module, ops: dict[cst.CSTNode, str]) -> list[Ke
         for statement in body:
             if isinstance(statement, cst.FunctionDef):
                 if decorated(statement, "function"):
-                    found.append(KernelFunction(statement, builder, program, consts))
+                    found.append(KernelFunction(statement, builder, program, consts, function_type(statement, ops)))
                 elif builder is None and program is None:
                     inner = {**consts, **builder_constants(statement, consts)}
                     walk(statements(statement), statement, None, inner)
@@ -240,8 +273,16 @@ def kernel_functions(module: cst.Module, ops: dict[cst.CSTNode, str]) -> list[Ke
 
 
 def find_regions(func: cst.FunctionDef, ops: dict[cst.CSTNode, str], env: dict[str, float]) -> list[tuple[Region, list]]:
-    """The kernel regions of a function, outermost first, each with its body."""
+    """The kernel regions of a function, outermost first, each with its body.
+
+    The function's declared type comes first: a kernel function is one region, its whole
+    body; an orchestration function has none (its callees are the kernels)."""
     found: list[tuple[Region, list]] = []
+    declared = function_type(func, ops)
+    if declared in KERNEL_TYPES:
+        return [(Region(1, "function", func, None), list(statements(func)))]
+    if declared in HOST_TYPES:
+        return found
 
     def op(node) -> str | None:
         return ops.get(node) if isinstance(node, cst.Call) else None

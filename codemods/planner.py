@@ -23,7 +23,7 @@ from .shapes import ShapeConstants
 from .kernels import KernelFunction, OpIndex, Region, find_regions, kernel_functions, module_alias, parameter_value
 from .syntax import attr_name, code, codes, is_name, statements
 from .rulebook import ApiTable
-from .values import ACC, LEFT, MAT, MATMUL_ACC_DTYPE, RIGHT, SCALAR_VAL, TENSOR, TILE, UNKNOWN_VAL, VEC, Val, join, row_reduced
+from .values import ACC, LEFT, MAT, MATMUL_ACC_DTYPE, RIGHT, SCALAR, SCALAR_VAL, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, VEC, Val, join, row_reduced
 
 ROW_REDUCTIONS = {"row_sum", "row_max", "row_min"}
 
@@ -73,11 +73,15 @@ class Planner(RegionScan, ShapeConstants):
         self._decide_renames(plans)
         self.by_node = {p.region.node: p for p in plans}
         env: dict[str, Val] = {}
-        for param in [*kf.node.params.params, *kf.node.params.kwonly_params]:
-            if param.annotation is not None:
-                env[param.name.value] = parameter_value(param.annotation.annotation, self.ops)
+        for param in [*kf.node.params.posonly_params, *kf.node.params.params, *kf.node.params.kwonly_params]:
+            annotation = param.annotation.annotation if param.annotation is not None else None
+            env[param.name.value] = parameter_value(annotation, self.ops)
         self.escaped: dict[str, Region] = {}
-        self._block(statements(kf.node), env, None, None)
+        whole = self.by_node.get(kf.node)  # a kernel function: its body is the region
+        if whole is not None:
+            self._region(whole, env)
+        else:
+            self._block(statements(kf.node), env, None, None)
         for p in plans:
             self._capacity(p)
 
@@ -95,7 +99,7 @@ class Planner(RegionScan, ShapeConstants):
     def _statement(self, s, env, rp, scope) -> None:
         if isinstance(s, cst.SimpleStatementLine):
             for small in s.body:
-                self._small(small, s, env, rp)
+                (self._annotated if isinstance(small, cst.AnnAssign) else self._small)(small, s, env, rp)
         elif isinstance(s, cst.With):
             ops = [self._call_op(item.item) for item in s.items]
             inner = self.by_node.get(s)
@@ -148,6 +152,36 @@ class Planner(RegionScan, ShapeConstants):
         elif isinstance(small, (cst.Expr, cst.Return)):
             if small.value is not None:
                 self._expr(small.value, env, _Stmt(stmt, rp))
+
+    def _annotated(self, small: cst.AnnAssign, stmt, env, rp) -> None:
+        """`x: pl.Tensor[[M, N], pl.FP32] = value`: the compiler checks the annotation against the
+        value's type, so where migration turns the value into a Tile the annotation follows it."""
+        if small.value is None or not isinstance(small.target, cst.Name):
+            return self._small(small, stmt, env, rp)
+        name = small.target.value
+        declared = parameter_value(small.annotation.annotation, self.ops)
+        if rp is not None and name in rp.handoff:
+            self._expr(small.value, env, _Stmt(stmt, rp))
+            self._flag("untyped-value", stmt, f"{name} is assembled piecewise under an annotation: hand it off by hand")
+            env[name] = declared
+            return None
+        # The annotated form is planned as the plain assignment it annotates; every decision is
+        # keyed by the value's own nodes or by the statement, which both forms share.
+        self._small(cst.Assign([cst.AssignTarget(small.target)], small.value), stmt, env, rp)
+        value = env.get(name, UNKNOWN_VAL)
+        if value.kind == UNKNOWN and declared.kind in (TENSOR, TILE):
+            value = declared  # what the annotation says is what the compiler will hold it to
+            env[name] = value
+            if rp is not None and value.is_tile:
+                rp.tile_vars.add(name)
+        elif value.is_tile and declared.is_tensor:
+            shape, dtype = declared.shape or value.shape, declared.dtype or value.dtype
+            if shape is None or dtype is None:
+                self._flag("untyped-value", stmt, f"{name} becomes a Tile but its annotation says Tensor; "
+                           f"annotate it pl.Tile[[shape], dtype] by hand")
+            else:
+                self.plan.decisions["retype-annotation"][small.annotation] = (self._shape_text(shape), dtype)
+        return None
 
     def _region(self, rp: RegionPlan, env: dict[str, Val]) -> None:
         local = dict(env)
@@ -276,7 +310,9 @@ class Planner(RegionScan, ShapeConstants):
             if node.value in self.escaped:
                 self._flag("untyped-value", sc.node, f"Tile {node.value} from {self.escaped[node.value].label} is used outside it")
                 return UNKNOWN_VAL
-            return SCALAR_VAL
+            # A number of the module or builder is a scalar; any other free name (a helper,
+            # an import, a global of unknown value) is unknown, not guessed.
+            return SCALAR_VAL if node.value in self.consts else UNKNOWN_VAL
         if isinstance(node, (cst.Integer, cst.Float)):
             return SCALAR_VAL
         if isinstance(node, cst.Call):
@@ -291,14 +327,19 @@ class Planner(RegionScan, ShapeConstants):
                 self._expr(element.value, env, sc.inner())
             return UNKNOWN_VAL
         if isinstance(node, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.BooleanOperation)):
+            known = True
             for child in node.children:
                 if isinstance(child, cst.BaseExpression):
                     v = self._expr(child, env, sc.inner())
                     if v.kind in (TENSOR, TILE):
                         self._flag("untyped-value", sc.node, f"Python arithmetic on a {v.kind}: use the pl ops")
-            return SCALAR_VAL
-        if isinstance(node, cst.Attribute):
-            return SCALAR_VAL
+                    known = known and v.kind == SCALAR
+            # Arithmetic on scalars is a scalar; on something unknown (`x.shape[0] // 2`), unknown.
+            return SCALAR_VAL if known else UNKNOWN_VAL
+        if isinstance(node, (cst.Attribute, cst.Subscript)):
+            if isinstance(node, cst.Subscript):
+                self._expr(node.value, env, sc.inner())
+            return UNKNOWN_VAL
         return UNKNOWN_VAL
 
     def _call(self, op: str, node: cst.Call, env, sc: _Stmt) -> Val:
@@ -362,8 +403,10 @@ class Planner(RegionScan, ShapeConstants):
             vals.append(v)
         first = vals[0] if vals else UNKNOWN_VAL
         if rp is None:
-            if first.is_tile:
-                self._flag("untyped-value", sc.node, f"tile op {op} outside any kernel region")
+            if first.is_tile or spec.kind == "tile-only":
+                # Nothing outlines this code (no pl.incore(), no chunked loop, not an InCore function).
+                self._flag("untyped-value", sc.node, f"tile op pl.{op} outside any kernel region: put this code in "
+                           "`with pl.incore():` or a function of type pl.FunctionType.InCore")
             return first.but(space=None) if first.kind in (TENSOR, TILE) else first
         if not first.is_tile:
             if first.kind == "unknown":

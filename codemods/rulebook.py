@@ -76,9 +76,37 @@ class ApiTable:
     ops: dict[str, Op]
     memory_limits: dict[str, int]
     dtype_bytes: dict[str, float]
+    # The names the target accepts after `pl.` ("") and after `pl.tile.`/`pl.tensor.`; empty: not checked.
+    namespaces: dict[str, frozenset[str]] = field(default_factory=dict)
 
     def removed(self) -> dict[str, Op]:
         return {n: op for n, op in self.ops.items() if op.kind == "removed"}
+
+    def exists(self, op: str) -> bool:
+        """Does `pl.<op>` name something of the target (`tile.adds` yes, `block.adds` no)?"""
+        if not self.namespaces:
+            return True
+        space, _, name = op.rpartition(".")
+        if space in self.namespaces:
+            return name in self.namespaces[space]
+        return op.split(".")[0] in self.namespaces.get("", frozenset())  # `FunctionType.InCore`, `MemorySpace.Vec`
+
+
+def _namespaced(ops: dict[str, Op], namespaces: dict[str, frozenset[str]]) -> None:
+    """`pl.tile.X` and `pl.tensor.X`: the op X held to one kind, unless the table says more."""
+    for space, kind, role in (("tile", "tile-only", "tile"), ("tensor", "tensor-only", "tensor")):
+        for name in namespaces.get(space, ()):
+            key = f"{space}.{name}"
+            if key in ops:
+                continue
+            base = ops.get(name)
+            if base is None or base.kind in ("removed", "scalar") or (base.kind != "unified" and base.kind != kind):
+                ops[key] = Op(name=key, kind=kind, result=space)
+                continue
+            roles = {p: (role if r == "value" else r) for p, r in base.roles.items()}
+            result = space if base.result in ("same", "") else base.result
+            ops[key] = Op(key, kind, base.params, roles, result, space=dict(base.space), scratch=base.scratch,
+                          unit=base.unit, reads_acc=base.reads_acc)
 
 
 def default_rules_dir() -> Path:
@@ -177,12 +205,15 @@ def load_api(rules_dir: Path | None = None) -> ApiTable:
             unit=spec.get("unit", ""),
             reads_acc=tuple(spec.get("reads_acc", ())),
         )
+    namespaces = {space: frozenset(names) for space, names in data.get("namespaces", {}).items()}
+    _namespaced(ops, namespaces)
     return ApiTable(
         module=_require(data, "module", path),
         version=_require(data, "version", path),
         ops=ops,
         memory_limits=dict(data.get("memory_limits", {})),
         dtype_bytes=dict(data.get("dtype_bytes", {})),
+        namespaces=namespaces,
     )
 
 

@@ -48,12 +48,17 @@ class StrictChecker:
         for kf in kernel_functions(self.module, self.ops):
             env_numbers = {n: c.value for n, c in kf.constants.items()}
             self.regions = {r.node: r for r, _ in find_regions(kf.node, self.ops, env_numbers)}
+            self.constants = kf.constants
             env: dict[str, _V] = {}
             self.tile_homes: dict[str, int] = {}
-            for p in [*kf.node.params.params, *kf.node.params.kwonly_params]:
-                if p.annotation is not None:
-                    env[p.name.value] = _V(parameter_value(p.annotation.annotation, self.ops))
-            self._block(statements(kf.node), env, None)
+            for p in [*kf.node.params.posonly_params, *kf.node.params.params, *kf.node.params.kwonly_params]:
+                annotation = p.annotation.annotation if p.annotation is not None else None
+                env[p.name.value] = _V(parameter_value(annotation, self.ops))
+            whole = self.regions.get(kf.node)  # a kernel function: its whole body is one kernel
+            home = whole.index if whole is not None else None
+            for name, v in env.items():
+                env[name] = _V(v.val, home)
+            self._block(statements(kf.node), env, home)
         return self.found
 
     def _bad(self, node, message: str) -> None:
@@ -78,6 +83,13 @@ class StrictChecker:
                         if first != region:
                             self._bad(small.targets[0].target, f"tile name {name} of kernel {first} is bound again in kernel "
                                       f"{region}: the compiler carries it across kernels; give it a name of its own")
+                elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
+                    name = small.target.value
+                    value = self._expr(small.value, env, region, s)
+                    declared = parameter_value(small.annotation.annotation, self.ops)
+                    if {value.kind, declared.kind} == {TENSOR, TILE}:
+                        self._bad(small.annotation, f"Type annotation for '{name}' is {declared.kind} but expression has type {value.kind}")
+                    env[name] = _V(declared if value.kind == UNKNOWN else value, region)
                 elif isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Expr, cst.Return)):
                     if small.value is not None:
                         self._expr(small.value, env, region, s)
@@ -99,7 +111,9 @@ class StrictChecker:
         if isinstance(node, cst.Name):
             v = env.get(node.value)
             if v is None:
-                return Val(SCALAR)
+                # Only the numbers of the module and builder are known scalars; a helper, an
+                # import or a global of unknown value is unknown, and unknown is never an error.
+                return Val(SCALAR) if node.value in self.constants else Val(UNKNOWN)
             if v.val.kind == TILE and v.home != region:
                 where = f"kernel {region}" if region else "orchestration"
                 self._bad(node, f"Tile {node.value} of kernel {v.home} is used in {where}: a Tile cannot cross a kernel boundary")
@@ -115,10 +129,15 @@ class StrictChecker:
             for e in node.elements:
                 self._expr(e.value, env, region, stmt)
             return Val(UNKNOWN)
+        if isinstance(node, (cst.Integer, cst.Float)):
+            return Val(SCALAR)
+        known = isinstance(node, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.BooleanOperation))
         for child in node.children:
             if isinstance(child, cst.BaseExpression):
-                self._expr(child, env, region, stmt)
-        return Val(SCALAR)
+                known = self._expr(child, env, region, stmt).kind == SCALAR and known
+        # Arithmetic on known scalars is a scalar; attributes (`x.shape[0]`), subscripts and
+        # arithmetic on anything unknown are unknown.
+        return Val(SCALAR if known else UNKNOWN)
 
     def _call(self, op, node: cst.Call, env, region, stmt) -> Val:
         spec = self.api.ops.get(op)

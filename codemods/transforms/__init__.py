@@ -11,11 +11,14 @@ from __future__ import annotations
 from ..rulebook import ApiTable, Rule, RuleFileError
 from .call_pattern import CallPattern
 from .planned import KINDS as PLANNED
+from .members import MemberRename, UnknownMember
 from .regions import WrapIncore
 
 KINDS = {
     "call-pattern": CallPattern,
     "wrap-incore": WrapIncore,
+    "member-rename": MemberRename,
+    "unknown-member": UnknownMember,
     **PLANNED,
 }
 

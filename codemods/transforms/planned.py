@@ -229,6 +229,24 @@ class HandoffBuffer(Planned):
         return updated.with_changes(targets=[target], value=value)
 
 
+class RetypeAnnotation(Planned):
+    """`x: pl.Tensor[S, D] = v` where `v` became a Tile: the annotation says Tile, with the same S and D."""
+
+    templates = ("tile",)
+
+    def leave_Annotation(self, original, updated, ctx):
+        decision = self.decisions.get(original)
+        if decision is None:
+            return None
+        shape_text, dtype = decision
+        written = updated.annotation
+        elements = [e.slice.value for e in written.slice if isinstance(e.slice, cst.Index)] if isinstance(written, cst.Subscript) else []
+        # The annotation's own shape and dtype, as the author wrote them, where it has them.
+        shape = elements[0] if elements else cst.parse_expression(shape_text)
+        kind = elements[1] if len(elements) > 1 else cst.parse_expression(f"pl.{dtype}")
+        return updated.with_changes(annotation=self.fill(self.t["tile"], shape=shape, dtype=kind))
+
+
 def _lead_ones(node: cst.BaseExpression, lead: int) -> cst.BaseExpression:
     if not lead or not isinstance(node, cst.List):
         return node
@@ -248,5 +266,6 @@ KINDS = {
     "hoist-tile-shape": HoistTileShape,
     "unique-tile-names": UniqueTileNames,
     "handoff-buffer": HandoffBuffer,
+    "retype-annotation": RetypeAnnotation,
     "diagnostic": Planned,
 }
