@@ -42,9 +42,14 @@ def restore_untouched(original: str, roundtrip: str, output: str) -> str:
     if not lost:
         return output
     kept = {}  # round-trip line -> output line, for lines the migration did not touch
-    for tag, i1, i2, j1, _ in difflib.SequenceMatcher(None, r, u, autojunk=False).get_opcodes():
-        if tag == "equal":
-            kept.update({i1 + k: j1 + k for k in range(i2 - i1)})
+    if len(r) == len(u):
+        # Edits within lines only: lines correspond by position. A matcher could pair
+        # repeated lines across an edit and leave a lost line unrestored.
+        kept = {i: i for i in range(len(r)) if r[i] == u[i]}
+    else:
+        for tag, i1, i2, j1, _ in difflib.SequenceMatcher(None, r, u, autojunk=False).get_opcodes():
+            if tag == "equal":
+                kept.update({i1 + k: j1 + k for k in range(i2 - i1)})
     edits = []
     for _, i1, i2, j1, j2 in lost:
         span = range(i1, i2)

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..kernels import OpIndex, find_regions, kernel_functions, module_alias
+from ..kernels import OPAQUE, OpIndex, find_regions, function_type, kernel_functions, module_alias
 from ..liveness import Liveness, names_read, names_written
 from ..rulebook import ApiTable, Rule
-from ..syntax import attr_name, statements, walk
+from ..syntax import statements, walk
 
 # Statements made only of these are orchestration's own work: scalars and loop headers.
 SCALAR_OPS = {"tensor.read", "read", "min", "max", "range", "parallel", "unroll"}
@@ -37,17 +37,6 @@ NON_COMPUTE = SCALAR_OPS | {"create_tensor", "slice", "view", "assemble", "resha
 SEED, PLAIN, BARRIER, KERNEL, CONTAINER = "seed", "plain", "barrier", "kernel", "container"
 
 
-def function_type(func: cst.FunctionDef, ops) -> str:
-    """`Opaque` (the default), `InCore` or `Orchestration`, from `@pl.function(type=...)`."""
-    for d in func.decorators:
-        call = d.decorator
-        if isinstance(call, cst.Call) and ops.get(call) == "function":
-            for arg in call.args:
-                if arg.keyword is not None and arg.keyword.value == "type":
-                    return attr_name(arg.value) or "Opaque"
-    return "Opaque"
-
-
 class WrapIncore:
     def __init__(self, rule: Rule, api: ApiTable) -> None:
         self.rule, self.api = rule, api
@@ -58,7 +47,7 @@ class WrapIncore:
         self.alias = module_alias(self.ops)
         self.blocks: dict[cst.CSTNode, list[tuple[int, int]]] = {}  # owner of a statement list -> spans
         for kf in kernel_functions(ctx.module, self.ops):
-            if function_type(kf.node, self.ops) != "Opaque":
+            if function_type(kf.node, self.ops) != OPAQUE:
                 continue  # an InCore function is a kernel; an Orchestration one is the user's decision
             env = {n: c.value for n, c in kf.constants.items()}
             self.kernels = {r.node for r, _ in find_regions(kf.node, self.ops, env)}
