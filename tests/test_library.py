@@ -132,16 +132,13 @@ def test_strict_check_reports_an_annotation_the_value_contradicts(api):
 
 # -- the real library tree -------------------------------------------------------------
 
-# Every strict error left on the corpus's library tree, read and judged real: tile ops in
-# Opaque functions that no pl.incore() block or chunked loop outlines ("tile op ... in
-# orchestration"; each line also carries a PTO015 marker saying what to do), and tile
-# row reductions whose required scratch tile the source never passes.
+# Every strict error left on the corpus's library tree, read and judged real: tile row
+# reductions whose required scratch tile the source never passes (the compiler says
+# `row_sum() missing 1 required positional argument: 'tmp_tile'`). The tile code the helpers
+# run in plain Opaque functions is wrapped in pl.incore() blocks (wrap-incore) and counts no
+# longer: it was 50 "tile op in orchestration" errors before that rule searched every depth.
 EXPECTED_ERRORS = {
-    "junk_tensor_functions/composite.py": 40,
-    "junk_tensor_functions/elementwise_unary.py": 5,
-    "junk_tensor_functions/indexing.py": 5,
-    "junk_tensor_functions/linalg.py": 2,
-    "junk_tensor_functions/type_layout.py": 1,
+    "junk_tensor_functions/composite.py": 3,
 }
 _LINE = re.compile(r"^(?P<path>[^:\s]+\.py):\d+:\d+: (?P<level>error|review) (?P<rule>\S+): (?P<message>.*)$")
 
