@@ -45,7 +45,7 @@ class RegionPlan:
     views: dict[str, "View"] = field(default_factory=dict)
     operand_of: dict[str, list[tuple[str, int]]] = field(default_factory=dict)  # name -> (op, position) it is passed at
     hoisted: set[str] = field(default_factory=set)  # Tensors assembled in an incore block, made before it
-    late_loads: dict[tuple[int, str], str] = field(default_factory=dict)  # (statement, tensor) -> tile loaded there
+    late_loads: dict[tuple[cst.CSTNode, str], str] = field(default_factory=dict)  # (statement, tensor) -> tile loaded there
 
 
 @dataclass

@@ -638,7 +638,7 @@ class Planner(RegionScan, ShapeConstants):
             self._flag("untyped-value", sc.node, f"{code(arg)[:40]} is a Tensor where a Tile is needed; load it by hand")
             return v
         if arg.value in rp.stored:  # written in this kernel: read it where it is read, not at the start
-            key = (id(sc.node), arg.value)
+            key = (sc.node, arg.value)
             tile = rp.late_loads.get(key)
             if tile is None:
                 tile = rp.late_loads[key] = self._fresh(f"{arg.value}_tile")

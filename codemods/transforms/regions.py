@@ -57,8 +57,7 @@ class WrapIncore:
     # -- where to look ---------------------------------------------------------------------
     def _scan(self, owner, under_auto: bool) -> None:
         body = statements(owner)
-        self.under_auto = under_auto
-        spans = self._spans(body)
+        spans = self._spans(body, under_auto)
         if spans:
             self.blocks[owner] = spans
         for s in body:
@@ -93,8 +92,8 @@ class WrapIncore:
         return PLAIN
 
     # -- which statements form a block -----------------------------------------------------
-    def _spans(self, body: list) -> list[tuple[int, int]]:
-        kinds = [self._kind(s, self.under_auto) for s in body]
+    def _spans(self, body: list, under_auto: bool) -> list[tuple[int, int]]:
+        kinds = [self._kind(s, under_auto) for s in body]
         spans = [self._grow(body, kinds, i, i) for i, k in enumerate(kinds) if k == SEED]
         while True:
             merged: list[tuple[int, int]] = []
@@ -112,8 +111,8 @@ class WrapIncore:
         joinable = (SEED, PLAIN)
         while True:
             made = set().union(*(self._writes(s) for s in body[lo:hi + 1]))
-            read = set().union(*(self._reads(s) for s in body[lo:hi + 1]))
-            if hi + 1 < len(body) and kinds[hi + 1] in joinable and self._reads(body[hi + 1]) & made:
+            read = set().union(*(names_read(s) for s in body[lo:hi + 1]))
+            if hi + 1 < len(body) and kinds[hi + 1] in joinable and names_read(body[hi + 1]) & made:
                 hi += 1
                 continue
             if lo > 0 and kinds[lo - 1] in joinable:
@@ -125,10 +124,6 @@ class WrapIncore:
                     lo -= 1
                     continue
             return lo, hi
-
-    @staticmethod
-    def _reads(s) -> set[str]:
-        return names_read(s)
 
     @staticmethod
     def _writes(s) -> set[str]:
