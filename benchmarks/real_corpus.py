@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from codemods.compile_report import over_limits, pair_kernels, tool_capacity  # noqa: E402
+from codemods.compile_report import disagreements, over_limits, pair_kernels, tool_capacity  # noqa: E402
 from codemods.compiler import CompilerUnavailable, compile_source, probe  # noqa: E402
 from codemods.rulebook import load_api  # noqa: E402
 
@@ -144,6 +144,7 @@ class Row:
     passes: str = "-"
     structure: str = "-"
     overflows: str = "-"
+    figures: str = "-"
     verify: str = "-"
     idempotent: str = "-"
     detail: list[str] = field(default_factory=list)
@@ -176,6 +177,10 @@ def compile_row(row: Row, path: Path, rel: str, api) -> None:
     pairs, notes = pair_kernels(capacity, result.memory)
     tool, compiler = over_limits(pairs)
     row.overflows = f"{tool} / {compiler}"
+    figures = sum(1 for p in pairs if p.tool and p.compiler for s, (t, c, _) in p.spaces.items() if t or c is not None)
+    differ = disagreements(pairs)
+    row.figures = f"{figures - len(differ)}/{figures}"
+    row.detail.extend(f"{rel}: capacity differs: {d}" for d in differ)
     row.detail.extend(f"{rel}: {n}" for n in notes)
 
 
@@ -235,6 +240,7 @@ def scoreboard(jobs: int) -> tuple[list[Row], dict]:
 COLUMNS = [
     ("file", "file"), ("status", "migrate"), ("edits", "edits"), ("review", "review"), ("strict", "strict errors"),
     ("parse", "compiler parse"), ("passes", "passes"), ("structure", "structure"), ("overflows", "overflows tool / compiler"),
+    ("figures", "capacity = compiler"),
     ("verify", "verify"), ("idempotent", "idempotent"),
 ]
 

@@ -1,11 +1,8 @@
 """How many bytes of each 910B buffer a kernel's tiles need, known statically.
 
-The model, stated so that a person can redo it by hand: every tile variable holds one
-buffer (its largest shape if it is reassigned), and the unnamed temporaries of a statement
-(a load inside a cast, a move into Left) need their own buffers while that statement runs,
-so a space needs the sum of its variables plus the largest sum of temporaries of any one
-statement. Tiles whose shape does not evaluate (a runtime value in it) make the total
-unknown rather than wrong.
+The figures are the compiler's own: `buffers` replays how pypto gives tile values buffers
+and lets values whose lifetimes do not overlap share one. Tiles whose shape does not
+evaluate (a runtime value in it) make the total unknown rather than wrong.
 """
 
 from __future__ import annotations
@@ -13,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .buffers import replay, space_used
 from .kernels import evaluate
 from .rulebook import ApiTable
 
@@ -61,26 +59,25 @@ def tile_bytes(shape, dtype: str, api: ApiTable, env: dict[str, float]) -> int |
     return int(total)
 
 
-def region_usage(allocations, api: ApiTable, env: dict[str, float]) -> list[Usage]:
-    """One Usage per memory space of the table, in the table's order."""
+def region_usage(rp, api: ApiTable, env: dict[str, float]) -> list[Usage]:
+    """One Usage per memory space of the table, in the table's order: the buffers the
+    compiler allocates for the kernel once values share them (see `buffers`)."""
+    buffers = replay(rp.region.kind, rp.body, rp.allocations, lambda a: tile_bytes(a.shape, a.dtype, api, env),
+                     lambda a: tuple(evaluate(d, env) for d in a.shape))
+    order = {id(a): i for i, a in enumerate(rp.allocations)}
     out = []
     for space, limit in api.memory_limits.items():
-        named: dict[str, Tile] = {}
-        temps: dict[object, list[Tile]] = {}
-        for a in (a for a in allocations if a.space == space):
-            tile = Tile(f"[{', '.join(a.shape)}] {a.dtype} {a.what}" + (f" ({a.name})" if a.name else ""),
-                        tile_bytes(a.shape, a.dtype, api, env), a.shape)
-            if a.name is not None:
-                old = named.get(a.name)
-                if old is None or (tile.bytes or 0) > (old.bytes or 0):
-                    named[a.name] = tile
-            else:
-                temps.setdefault(a.statement, []).append(tile)
-        peak = max(temps.values(), key=lambda ts: sum(t.bytes or 0 for t in ts), default=[])
-        tiles = sorted([*named.values(), *peak], key=lambda t: -(t.bytes or 0))
-        unknown = any(t.bytes is None for t in tiles)
-        total = None if unknown else sum(t.bytes for t in tiles)
-        out.append(Usage(space, total, limit, tiles, env))
+        tiles = []
+        mine = [b for b in buffers if b.space == space]
+        for b in mine:
+            a = b.made_for
+            shared = len(b.values) - 1
+            label = f"[{', '.join(a.shape)}] {a.dtype} {a.what}" + (f" ({a.name})" if a.name else "")
+            if shared > 0:
+                label += f", shared with {shared} later value{'s' * (shared != 1)}"
+            tiles.append(Tile(label, b.aligned, tuple(a.shape)))
+        tiles.sort(key=lambda t: -(t.bytes or 0))
+        out.append(Usage(space, space_used(mine, order), limit, tiles, env))
     return out
 
 

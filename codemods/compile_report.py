@@ -73,6 +73,14 @@ class KernelPair:
     tool: KernelCapacity | None
     compiler: str | None  # the compiler's kernel function
     spaces: dict[str, tuple[int | None, int | None, int]]  # space -> (tool bytes, compiler bytes, limit)
+    precision: dict[str, int] = field(default_factory=dict)  # space -> bytes the compiler's figure may be off by
+
+    def differs(self, space: str) -> bool:
+        """Whether the tool's figure and the compiler's disagree beyond the report's rounding."""
+        tool, compiler, _ = self.spaces[space]
+        if compiler is None:
+            return bool(tool) and self.compiler is not None
+        return tool is None or abs(tool - compiler) > self.precision.get(space, 0)
 
 
 def pair_kernels(capacity: list[KernelCapacity], memory: list[MemoryRecord]) -> tuple[list[KernelPair], list[str]]:
@@ -103,7 +111,7 @@ def pair_kernels(capacity: list[KernelCapacity], memory: list[MemoryRecord]) -> 
             for r in records:
                 old = spaces.get(r.space, (None, None, r.limit))
                 spaces[r.space] = (old[0], r.used, r.limit)
-            pairs.append(KernelPair(function, tool, name, spaces))
+            pairs.append(KernelPair(function, tool, name, spaces, {r.space: r.precision for r in records}))
     return pairs, notes
 
 
@@ -112,6 +120,15 @@ def over_limits(pairs: list[KernelPair]) -> tuple[int, int]:
     tool = sum(1 for p in pairs for used, _, limit in p.spaces.values() if used is not None and used > limit)
     compiler = sum(1 for p in pairs for _, used, limit in p.spaces.values() if used is not None and used > limit)
     return tool, compiler
+
+
+def disagreements(pairs: list[KernelPair]) -> list[str]:
+    """Each (kernel, space) whose figures differ beyond the report's rounding, said plainly."""
+    return [
+        f"{p.compiler or p.function} {space}: tool {_size(tool)}, compiler {_size(compiler)}"
+        for p in pairs if p.tool is not None and p.compiler is not None
+        for space, (tool, compiler, _) in p.spaces.items() if (tool or compiler is not None) and p.differs(space)
+    ]
 
 
 def memory_lines(pairs: list[KernelPair], notes: list[str], indent: str = "  ") -> list[str]:
@@ -125,6 +142,8 @@ def memory_lines(pairs: list[KernelPair], notes: list[str], indent: str = "  ") 
                 continue  # a space neither side uses
             over = [who for who, used in (("tool", tool), ("compiler", compiler)) if used is not None and used > limit]
             mark = f"  OVER ({', '.join(over)})" if over else ""
+            if p.tool is not None and p.compiler is not None and p.differs(space):
+                mark += "  DIFFERS"
             shown = _size(tool) if tool is not None or p.tool is None else "unknown"
             out.append(f"{indent}  {space:5} tool {shown:>9}  compiler {_size(compiler):>9}  of {kb(limit)}{mark}")
     out.extend(f"{indent}{note}" for note in notes)

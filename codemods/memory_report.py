@@ -23,6 +23,7 @@ class MemoryRecord:
     space: str  # Vec | Mat | Left | Right | Acc
     used: int  # bytes
     limit: int  # bytes
+    precision: int = 0  # bytes: half the last digit the report prints (its 1.0 MB may be 1028 KB)
 
     @property
     def over(self) -> bool:
@@ -47,12 +48,18 @@ def parse_memory_report(text: str) -> list[MemoryRecord]:
                 function, row.group("space"),
                 _bytes(row.group("used"), row.group("used_unit")),
                 _bytes(row.group("limit"), row.group("limit_unit")),
+                _precision(row.group("used"), row.group("used_unit")),
             ))
     return records
 
 
 def _bytes(number: str, unit: str) -> int:
     return round(float(number) * _UNITS[unit])
+
+
+def _precision(number: str, unit: str) -> int:
+    decimals = len(number.partition(".")[2])
+    return 0 if unit == "B" else round(0.5 * 10 ** -decimals * _UNITS[unit])
 
 
 def kernel_origin(function: str) -> tuple[str, int] | None:

@@ -24,6 +24,8 @@ class Allocation:
     what: str
     statement: cst.CSTNode
     name: str | None  # None: a temporary inside the statement
+    call: cst.Call | None = None  # the call that makes it; None: a tile the migration will add
+    op: str | None = None
 
 
 @dataclass

@@ -28,6 +28,21 @@ from .values import ACC, LEFT, MAT, MATMUL_ACC_DTYPE, RIGHT, SCALAR, SCALAR_VAL,
 ROW_REDUCTIONS = {"row_sum", "row_max", "row_min"}
 
 
+HALF_FLOATS = frozenset({"BF16", "FP16"})
+NARROW_INTS = frozenset({"INT8", "INT16", "INT32", "UINT8", "UINT16", "UINT32"})
+
+
+def promote(tile: str | None, scalar: str | None) -> str | None:
+    """The result type of a tile op with a scalar operand, as the compiler types it (measured):
+    a half-precision tile with an FP32 scalar gives FP32; a narrow integer tile with an INDEX
+    scalar gives INDEX (and with an FP32 one, FP32); otherwise the tile's own type."""
+    if scalar == "FP32" and (tile in HALF_FLOATS or tile in NARROW_INTS):
+        return "FP32"
+    if scalar == "INDEX" and tile in NARROW_INTS:
+        return "INDEX"
+    return tile
+
+
 @dataclass
 class _Stmt:
     """Where an expression sits: its statement, its region, the name it is assigned to."""
@@ -360,7 +375,7 @@ class Planner(RegionScan, ShapeConstants):
                 self._hoist_shape(pos[2], sc)
             space = attr_name(kw.get("target_memory")) or VEC
             if rp is not None and shape:
-                self._alloc(rp, space, shape, src.dtype, f"load of {code(pos[0])}", sc)
+                self._alloc(rp, space, shape, src.dtype, f"load of {code(pos[0])}", sc, call=node)
             return Val(TILE, shape, src.dtype, space)
         if op == "move":
             src = self._expr(pos[0], env, inner) if pos else UNKNOWN_VAL
@@ -369,7 +384,7 @@ class Planner(RegionScan, ShapeConstants):
             if shape and _is_true(kw.get("transpose")):
                 shape = shape[::-1]
             if rp is not None and shape:
-                self._alloc(rp, space, shape, src.dtype, f"{self._operand_name(pos[0])} moved to {space}", sc)
+                self._alloc(rp, space, shape, src.dtype, f"{self._operand_name(pos[0])} moved to {space}", sc, call=node)
             return Val(TILE, shape, src.dtype, space)
         if op == "store":
             for p in pos:
@@ -424,6 +439,9 @@ class Planner(RegionScan, ShapeConstants):
             self._hoist_shape(pos[1], sc)
         elif op == "transpose" and shape:
             shape = shape[::-1]
+        for i, arg in enumerate(pos[:len(spec.params)]):
+            if spec.roles.get(spec.params[i], "value") in ("scalar", "value-or-scalar") and vals[i].kind == SCALAR:
+                dtype = promote(dtype, self._scalar_dtype(arg))
         acc_reads = [i for i, v in enumerate(vals) if v.is_tile and v.space == ACC]
         if any(not spec.may_read_acc(i) for i in acc_reads):
             self._flag("matmul-accumulation", sc.node, f"pl.{op} reads a matmul result in Acc; accumulate it into a Vec tile first")
@@ -436,7 +454,7 @@ class Planner(RegionScan, ShapeConstants):
             self._flag("untyped-value", sc.node, f"vector op pl.{op} on a tile in {wrong_space[0].space}; vector ops need Vec")
         result = Val(TILE, shape, dtype, VEC)
         if shape:
-            self._alloc(rp, VEC, shape, dtype, f"pl.{op}", sc)
+            self._alloc(rp, VEC, shape, dtype, f"pl.{op}", sc, call=node)
         return result
 
     def _slice(self, node: cst.Call, env, sc: _Stmt, space: str | None) -> Val:
@@ -458,7 +476,7 @@ class Planner(RegionScan, ShapeConstants):
             summed = "[" + ", ".join(_plus(a, b) for a, b in zip(view.offsets, offsets)) + "]"
             self.plan.decisions["slice-to-load"][node] = ("fold", space, view.root, summed, view.cast)
             if shape:
-                self._alloc(rp, space, shape, view.dtype, f"load of {view.root}", sc)
+                self._alloc(rp, space, shape, view.dtype, f"load of {view.root}", sc, call=node)
             return Val(TILE, shape, view.dtype, space)
         if src.is_tensor:
             if space is None:
@@ -466,13 +484,13 @@ class Planner(RegionScan, ShapeConstants):
             lead = max(0, len(offsets) - len(shape)) if offsets is not None and shape is not None else 0
             self.plan.decisions["slice-to-load"][node] = (space, lead)
             if shape:
-                self._alloc(rp, space, ("1",) * lead + shape, src.dtype, f"load of {code(pos[0])}", sc)
+                self._alloc(rp, space, ("1",) * lead + shape, src.dtype, f"load of {code(pos[0])}", sc, call=node)
             if "valid_shape" in kw and lead:
                 self._flag("untyped-value", sc.node, "a rank-reducing slice with valid_shape: check valid_shapes by hand")
             return Val(TILE, shape, src.dtype, space)
         if src.is_tile:
             if shape:
-                self._alloc(rp, src.space or VEC, shape, src.dtype, f"slice of {code(pos[0])}", sc)
+                self._alloc(rp, src.space or VEC, shape, src.dtype, f"slice of {code(pos[0])}", sc, call=node)
             return Val(TILE, shape, src.dtype, src.space)
         self._flag("untyped-value", sc.node, f"cannot tell whether {code(pos[0])} is a Tensor or a Tile")
         return UNKNOWN_VAL
@@ -485,7 +503,7 @@ class Planner(RegionScan, ShapeConstants):
                 self._hoist_shape(node.args[0].value, sc)
             space = attr_name(next((a.value for a in node.args if a.keyword and a.keyword.value == "target_memory"), None)) or VEC
             if rp is not None and shape:
-                self._alloc(rp, space, shape, dtype, "pl.create_tile", sc)
+                self._alloc(rp, space, shape, dtype, "pl.create_tile", sc, call=node)
             return Val(TILE, shape, dtype, space)
         if rp is not None and rp.region.kind == "incore" and sc.direct and sc.target in rp.hoisted:
             self._edit("handoff-buffer", "remove", sc.node)
@@ -509,7 +527,7 @@ class Planner(RegionScan, ShapeConstants):
             self._flag("drop-valid-shape", sc.node, f"valid_shape={valid} dropped; padding rows are computed now "
                        "and may be written out: decide whether that is acceptable")
         if shape:
-            self._alloc(rp, VEC, shape, dtype, "accumulator", sc)
+            self._alloc(rp, VEC, shape, dtype, "accumulator", sc, call=node)
         return Val(TILE, shape, dtype, VEC)
 
     def _creation(self, node: cst.Call):
@@ -583,10 +601,11 @@ class Planner(RegionScan, ShapeConstants):
             # A named matmul result that a vector op reads is moved out of Acc into Vec once.
             self.plan.decisions["matmul-operands"][node] = (*self.plan.decisions["matmul-operands"].get(node, (how_l, how_r, ())), VEC)
             if shape:
+                self._alloc(rp, result, shape, dtype, "matmul result", sc.inner(), call=node)
                 self._alloc(rp, VEC, shape, dtype, "matmul result moved to Vec", sc)
             return Val(TILE, shape, dtype, VEC)
         if shape:
-            self._alloc(rp, result, shape, dtype, "matmul result", sc)
+            self._alloc(rp, result, shape, dtype, "matmul result", sc, call=node)
         return Val(TILE, shape, dtype, result)
 
     def _matmul_operand(self, arg, side: str, env, sc: _Stmt) -> tuple[Val, str | None]:
@@ -614,6 +633,35 @@ class Planner(RegionScan, ShapeConstants):
         return Val(TILE, shape, v.dtype, side), how
 
     # -- helpers -------------------------------------------------------------------------
+    def _scalar_dtype(self, node) -> str | None:
+        """The type the DSL gives a Python number: a float is an FP32 scalar, an int an INDEX one."""
+        if self._is_float(node):
+            return "FP32"
+        if isinstance(node, cst.Integer) or (isinstance(node, cst.UnaryOperation) and isinstance(node.expression, cst.Integer)):
+            return "INDEX"
+        if isinstance(node, cst.Name) and node.value in self.consts:
+            return "INDEX"
+        return None
+
+    def _is_float(self, node) -> bool:
+        """Whether a scalar expression is a Python float: a float literal, a true division, or a
+        constant defined by one (the DSL folds them into FP32 scalars)."""
+        if isinstance(node, cst.Float):
+            return True
+        if isinstance(node, cst.UnaryOperation):
+            return self._is_float(node.expression)
+        if isinstance(node, cst.BinaryOperation):
+            return isinstance(node.operator, cst.Divide) or self._is_float(node.left) or self._is_float(node.right)
+        if isinstance(node, cst.Name) and node.value in self.consts:
+            c = self.consts[node.value]
+            if not float(c.value).is_integer():
+                return True
+            for small in getattr(c.statement, "body", ()):
+                if (isinstance(small, cst.Assign) and len(small.targets) == 1
+                        and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == node.value):
+                    return self._is_float(small.value)
+        return False
+
     def _read_by_vector_op(self, rp: RegionPlan, name: str) -> bool:
         for op, i in rp.operand_of.get(name, ()):
             spec = self.api.ops.get(op)
@@ -668,15 +716,16 @@ class Planner(RegionScan, ShapeConstants):
         self._edit("tile-reduction-scratch", "before", sc.node, text)
         self._alloc(sc.region, VEC, first.shape, first.dtype, "scratch tile", sc.node, name)
 
-    def _alloc(self, rp: RegionPlan | None, space, shape, dtype, what, where, name=None) -> None:
-        """Record a tile; `where` is the statement, or the expression's _Stmt (named when direct)."""
+    def _alloc(self, rp: RegionPlan | None, space, shape, dtype, what, where, name=None, call=None) -> None:
+        """Record a tile; `where` is the statement, or the expression's _Stmt (named when direct);
+        `call` the call that makes it, where the code already has one."""
         if isinstance(where, _Stmt):
             where, name = where.node, (where.target if where.direct else None)
         if rp is not None and shape and dtype:
-            rp.allocations.append(Allocation(space, tuple(shape), dtype, what, where, name))
+            rp.allocations.append(Allocation(space, tuple(shape), dtype, what, where, name, call, self.ops.get(call)))
 
     def _capacity(self, rp: RegionPlan) -> None:
-        for usage in region_usage(rp.allocations, self.api, self.env_numbers):
+        for usage in region_usage(rp, self.api, self.env_numbers):
             if usage.bytes is not None and usage.bytes > usage.limit:
                 self._flag("capacity", rp.region.node, f"{rp.region.label}, {usage.space}: {usage.summary()}")
         rp.constants = dict(self.env_numbers)

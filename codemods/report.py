@@ -107,12 +107,14 @@ def report_module(module: cst.Module, path: str, api) -> FileReport:
             scopes.append((rp.function, scope_line, "auto_incore"))
         if isinstance(r.node, cst.For):
             header = f"for {code(r.node.target)} in {code(r.node.iter)}"
+        elif isinstance(r.node, cst.FunctionDef):
+            header = f"def {r.node.name.value}(...), an InCore function"
         else:
             header = "with " + ", ".join(code(item.item) for item in r.node.items)
         inside = {id(n) for n in walk(r.node.body)}
         ops = Counter(op for node, op in planner.ops.items() if isinstance(node, cst.Call) and id(node) in inside)
         ops = Counter({op: n for op, n in ops.items() if op not in ("range", "parallel", "incore")})
-        usage = region_usage(rp.allocations, api, rp.constants)
+        usage = region_usage(rp, api, rp.constants)
         kernels.append(KernelReport(rp.function, r.label, positions[r.node].start.line, header, scope_line, ops, usage))
     scopes.sort(key=lambda s: s[1])
     return FileReport(path, kernels, scopes)

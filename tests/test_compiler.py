@@ -162,11 +162,11 @@ Functions: 2 InCore
 def test_the_memory_report_becomes_records_in_bytes():
     records = parse_memory_report(REPORT)
     assert records == [
-        MemoryRecord("layer_incore_0", "Vec", 6144, 196608),
-        MemoryRecord("layer_incore_0", "Right", 131072, 65536),
-        MemoryRecord("layer_incore_0", "Acc", 896, 131072),
-        MemoryRecord("layer_incore_1", "Vec", 1572864, 196608),
-    ]
+        MemoryRecord("layer_incore_0", "Vec", 6144, 196608, 51),
+        MemoryRecord("layer_incore_0", "Right", 131072, 65536, 51),
+        MemoryRecord("layer_incore_0", "Acc", 896, 131072, 0),
+        MemoryRecord("layer_incore_1", "Vec", 1572864, 196608, 52429),
+    ]  # precision: half the last printed digit, 0.05 KB or 0.05 MB; exact where printed in bytes
     assert [r.over for r in records] == [False, True, False, True]
 
 
