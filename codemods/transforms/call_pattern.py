@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from ..pattern import PatternError, compile_call, match_call, render_call
 from ..rulebook import ApiTable, Rule, RuleFileError
+from ..syntax import code
 
 
 class CallPattern:
@@ -22,6 +25,12 @@ class CallPattern:
         known = {s.var for s in self.match.slots if s.var}
         if needed - known:
             raise RuleFileError(f"{rule.path}: replacement uses unbound ${', $'.join(sorted(needed - known))}")
+        # A rewrite that is right only under a condition the tool cannot see (a value's rank)
+        # is made and flagged: the marker says what a person must check.
+        self.review = rule.params.get("review")
+        unbound = set(re.findall(r"\$(\w+)", self.review or "")) - known
+        if unbound:
+            raise RuleFileError(f"{rule.path}: review message uses unbound ${', $'.join(sorted(unbound))}")
 
     def leave_Call(self, original: cst.Call, updated: cst.Call, ctx) -> cst.Call | None:
         if ctx.op_of(original.func) != self.match.op:
@@ -34,7 +43,15 @@ class CallPattern:
         bound = match_call(self.match, updated)
         if bound is None:
             return None
+        if self.review:
+            ctx.flag(self.rule, original, re.sub(r"\$(\w+)", lambda m: _text(bound[m.group(1)]), self.review))
         return render_call(self.replace, bound, updated, receiver)
+
+
+def _text(bound) -> str:
+    if isinstance(bound, list):
+        return ", ".join(code(a.value) for a in bound)
+    return code(bound.value)
 
 
 def _receiver(func: cst.Attribute, depth: int) -> cst.BaseExpression:
