@@ -64,6 +64,7 @@ class Op:
     scratch: str = ""
     unit: str = ""  # "vector": its tile operands must be in Vec; "cube": matmul
     reads_acc: tuple[str, ...] = ()  # parameters that may be Acc tiles all the same
+    required: int = 0  # positional arguments it cannot do without (0: not stated)
 
     def may_read_acc(self, index: int) -> bool:
         return index < len(self.params) and self.params[index] in self.reads_acc
@@ -106,7 +107,7 @@ def _namespaced(ops: dict[str, Op], namespaces: dict[str, frozenset[str]]) -> No
             roles = {p: (role if r == "value" else r) for p, r in base.roles.items()}
             result = space if base.result in ("same", "") else base.result
             ops[key] = Op(key, kind, base.params, roles, result, space=dict(base.space), scratch=base.scratch,
-                          unit=base.unit, reads_acc=base.reads_acc)
+                          unit=base.unit, reads_acc=base.reads_acc, required=base.required)
 
 
 def default_rules_dir() -> Path:
@@ -204,6 +205,7 @@ def load_api(rules_dir: Path | None = None) -> ApiTable:
             scratch=spec.get("scratch", ""),
             unit=spec.get("unit", ""),
             reads_acc=tuple(spec.get("reads_acc", ())),
+            required=int(spec.get("required", 0)),
         )
     namespaces = {space: frozenset(names) for space, names in data.get("namespaces", {}).items()}
     _namespaced(ops, namespaces)

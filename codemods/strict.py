@@ -157,10 +157,21 @@ class StrictChecker:
         vals = [self._expr(p, env, region, stmt) for p in pos]
         for p in kw.values():
             self._expr(p, env, region, stmt)
+        self._arity(op, spec, node, pos, kw)
         self._roles(op, spec, node, vals)
         result = self._result(op, spec, node, pos, kw, vals)
         self._structure(op, node, pos, kw, vals, result, region)
         return result
+
+    def _arity(self, op, spec, node, pos, kw) -> None:
+        """The table's parameter lists are the target's whole signatures (checked on the real corpus)."""
+        if spec.params and len(pos) > len(spec.params):
+            self._bad(node, f"{op}() takes {len(spec.params)} positional arguments ({', '.join(spec.params)}) "
+                      f"but {len(pos)} were given")
+        missing = [p for p in spec.params[len(pos):spec.required] if p not in kw]
+        if missing:
+            self._bad(node, f"{op}() missing {len(missing)} required positional argument{'s' * (len(missing) != 1)}: "
+                      + " and ".join(f"'{p}'" for p in missing))
 
     def _roles(self, op, spec, node, vals) -> None:
         first = vals[0] if vals else Val(UNKNOWN)

@@ -59,6 +59,12 @@ MUTATIONS = [
     ("store replaced by assemble", "q_proj = pl.store(q_acc, [b0, q0], q_proj)", "q_proj = pl.assemble(q_proj, q_acc, [b0, q0])",
      "The operator tensor.assemble requires argument 2 to be a TensorType, but got TileType"),
     ("a tile name reused across kernels", "scores_2 = pl.reshape(", "scores = pl.reshape(", "tile name scores of kernel 1 is bound again in kernel 2"),
+    ("store with the old shapes argument", "q_proj = pl.store(q_acc, [b0, q0], q_proj)",
+     "q_proj = pl.store(q_acc, [b0, q0], [BATCH_TILE, Q_OUT_CHUNK], q_proj)",
+     "store() takes 3 positional arguments (tile, offsets, output_tensor) but 4 were given"),
+    ("transpose without its axes", "q_proj = pl.store(q_acc, [b0, q0], q_proj)",
+     "q_proj = pl.store(pl.transpose(q_acc), [b0, q0], q_proj)",
+     "transpose() missing 2 required positional arguments: 'axis1' and 'axis2'"),
 ]
 
 
