@@ -99,8 +99,8 @@ def test_deepseek_migration_has_the_structure_of_a_correct_migration(compiled, n
     assert not result.structure, "\n".join(p.message for p in result.structure)
 
 
-@pytest.mark.parametrize("name", DEEPSEEK)
-def test_deepseek_compiler_overflows_are_seen_by_the_tool(migrated, compiled, name):
+def _kernel_pairs(migrated, compiled, name):
+    """The tool's capacity figures of the migrated file beside the compiler's memory report."""
     from codemods.compile_report import pair_kernels, tool_capacity
     from codemods.rulebook import load_api
 
@@ -109,9 +109,14 @@ def test_deepseek_compiler_overflows_are_seen_by_the_tool(migrated, compiled, na
     path = migrated[0] / "deepseek" / name
     pairs, notes = pair_kernels(tool_capacity(path.read_text(encoding="utf-8-sig"), name, load_api()), result.memory)
     assert not notes, "\n".join(notes)
+    return pairs
+
+
+@pytest.mark.parametrize("name", DEEPSEEK)
+def test_deepseek_compiler_overflows_are_seen_by_the_tool(migrated, compiled, name):
     unseen = [
         f"{p.compiler} {space}: compiler {compiler} B of {limit} B, tool {tool} B"
-        for p in pairs for space, (tool, compiler, limit) in p.spaces.items()
+        for p in _kernel_pairs(migrated, compiled, name) for space, (tool, compiler, limit) in p.spaces.items()
         if compiler is not None and compiler > limit and not (tool is not None and tool > limit)
     ]
     assert not unseen, "over a limit for the compiler, within it for the tool:\n" + "\n".join(unseen)
@@ -120,14 +125,9 @@ def test_deepseek_compiler_overflows_are_seen_by_the_tool(migrated, compiled, na
 @pytest.mark.parametrize("name", DEEPSEEK)
 def test_deepseek_capacity_figures_are_the_compilers(migrated, compiled, name):
     """Every kernel, every space: the tool's bytes are the compiler's memory report's, to its rounding."""
-    from codemods.compile_report import disagreements, pair_kernels, tool_capacity
-    from codemods.rulebook import load_api
+    from codemods.compile_report import disagreements
 
-    result = compiled(name)
-    assert result.memory, f"no memory report (an earlier stage failed):\n{_errors(result)}"
-    path = migrated[0] / "deepseek" / name
-    pairs, notes = pair_kernels(tool_capacity(path.read_text(encoding="utf-8-sig"), name, load_api()), result.memory)
-    assert not notes, "\n".join(notes)
+    pairs = _kernel_pairs(migrated, compiled, name)
     assert len(pairs) >= 6 and all(p.tool and p.compiler for p in pairs)
     assert not disagreements(pairs), "\n".join(disagreements(pairs))
 
