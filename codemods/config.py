@@ -77,7 +77,8 @@ def _common_folder(paths: list[Path]) -> Path:
 
 def _table(pyproject: Path) -> dict | None:
     try:
-        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        source = pyproject.read_text(encoding="utf-8")
+        data = tomllib.loads(source)
     except OSError as exc:
         raise ConfigError(f"{pyproject}: cannot read: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
@@ -85,8 +86,8 @@ def _table(pyproject: Path) -> dict | None:
     except tomllib.TOMLDecodeError as exc:
         # tomllib says "(at line L, column C)"; put the position first, as every error does.
         m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
-        where = f"{pyproject}:{m.group(1)}:{m.group(2)}" if m else str(pyproject)
-        raise ConfigError(f"{where}: not valid TOML: {re.sub(r' [(]at line .*', '', str(exc))}") from exc
+        line, column = (m.group(1), m.group(2)) if m else (source.count("\n") + 1, 1)  # "at end of document"
+        raise ConfigError(f"{pyproject}:{line}:{column}: not valid TOML: {re.sub(r' [(]at .*', '', str(exc))}") from exc
     tool = data.get("tool")
     table = tool.get(TABLE) if isinstance(tool, dict) else None
     if table is not None and not isinstance(table, dict):
