@@ -144,8 +144,15 @@ class _Dispatcher(cst.CSTTransformer):
 
     def _code(self, node) -> str:
         if isinstance(node, cst.FlattenSentinel):
-            return "".join(self.ctx.module.code_for_node(n) for n in node.nodes)
-        return "" if isinstance(node, cst.RemovalSentinel) else self.ctx.module.code_for_node(node)
+            return "".join(self._code(n) for n in node.nodes)
+        if isinstance(node, cst.RemovalSentinel):
+            return ""
+        if isinstance(node, cst.Annotation):  # alone it has no `:` or `->` to print
+            node = node.annotation
+        try:
+            return self.ctx.module.code_for_node(node)
+        except cst.CSTCodegenError:  # a node that prints only inside its parent: no text, never a failed file
+            return ""
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, (cst.IndentedBlock, cst.Module)):

@@ -104,6 +104,8 @@ def process(path: Path, job: Job, text: str | None = None, display: str | None =
             held = _compile(path, outcome, result, job, stdin)
         else:
             held = False
+        if stdin and held:
+            outcome.output = text  # `run --write -` hands back what it would not write
         if job.write and result.changed and not held and not stdin:
             write_atomic(path, result.output)
             outcome.written = True

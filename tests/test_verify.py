@@ -155,7 +155,7 @@ def test_run_verify_writes_only_proved_files(tmp_path, monkeypatch):
     result = CliRunner().invoke(main, ["run", "--verify", "--write", "--jobs", "1", "."])
     assert result.exit_code == 2  # a file could not be migrated
     assert "deepseek_v3_2_decode_back.py: verified: equivalent" in result.stderr
-    assert "deepseek_v3_2_decode_front.py: verify failed, not written:" in result.stderr and "out of bounds" in result.stderr
+    assert "deepseek_v3_2_decode_front.py:1:1: error: verify failed, not written:" in result.stderr and "out of bounds" in result.stderr
     assert "pl.view(" in front.read_text()
     assert "pl.view(" not in (tmp_path / "deepseek_v3_2_decode_back.py").read_text()
     again = CliRunner().invoke(main, ["run", "--verify", "--write", "--input", "seq_lens=4:16", "--jobs", "1", "."])
