@@ -3,83 +3,46 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-from . import __version__
+from . import __version__, exits
+from .config import ConfigError
+from .console import COLORS, Ui, make_console as _console, write_stdout as _stdout
 from .discovery import discover
+from .formats import FORMATS
 from .rulebook import RuleFileError, Rule, load_rules, select_rules
-from .runner import Job, Outcome, Summary, run, summarize
+from .runner import Job, run, summarize
 
 
-def _console(stream=None) -> Console:
-    stream = stream or sys.stderr
-    # Off a terminal rich would wrap at 80 columns and split the lines CI logs are grepped for.
-    width = None if stream.isatty() else 200
-    return Console(file=stream, highlight=False, soft_wrap=True, width=width, emoji=False)
+class Fatal(click.ClickException):
+    """Exit 2 with the message alone, so that a `path:line:col:` message starts its line."""
+
+    exit_code = exits.FAILED
+
+    def show(self, file=None) -> None:
+        click.echo(self.format_message(), err=True)
 
 
 def _split(values: tuple[str, ...]) -> list[str]:
     return [part.strip() for value in values for part in value.split(",") if part.strip()]
 
 
-def _load(select: tuple[str, ...] = (), ignore: tuple[str, ...] = ()) -> tuple[Rule, ...]:
+def _load(select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), config=None) -> tuple[Rule, ...]:
+    """The rules chosen on the command line, else by the configuration."""
     try:
         return select_rules(load_rules(), _split(select), _split(ignore))
     except RuleFileError as exc:
-        raise click.ClickException(f"broken rule file: {exc}")
+        raise Fatal(f"broken rule file: {exc}")
     except ValueError as exc:
+        if config is not None and config.path is not None:
+            raise Fatal(f"{config.path}: [tool.pypto-migrate]: {exc}")
         raise click.UsageError(str(exc))
-
-
-def _report(outcomes: list[Outcome]) -> None:
-    """Problems and flagged lines on stderr, one `path:line:col: ...` line each."""
-    err = _console()
-    for o in outcomes:
-        if o.error:
-            err.print(f"error: {o.error}")
-        for note in o.notes:
-            err.print(f"{o.display}: {note}")
-        findings = [(f.line, f.column, "error" if f.level == "error" else "review", f.rule, f.message) for f in o.findings]
-        if o.compiled is not None:
-            findings += [(e.line, e.column, "error", "COMPILE", e.message) for e in o.compiled.errors]
-        for line, column, label, rule, message in sorted(findings, key=lambda f: (f[0], f[1])):
-            err.print(f"{o.display}:{line}:{column}: {label} {rule}: {message}")
-        if o.compiled is not None:
-            _compile_report(err, o)
-
-
-def _compile_report(err: Console, o: Outcome) -> None:
-    from .compile_report import memory_lines, pair_kernels
-
-    c = o.compiled
-    for p in c.structure:
-        err.print(f"{o.display}: error COMPILE: structure: {p.message}")
-    for note in c.notes:
-        err.print(f"{o.display}: compile: {note}")
-    if c.skipped:
-        err.print(f"{o.display}: compile: skipped, {c.skipped}")
-    if c.memory or o.capacity:
-        sizes = f" (sizes: {' '.join(f'{k}={v}' for k, v in c.sets.items())})" if c.sets else ""
-        err.print(f"{o.display}: compiler memory report beside the tool's capacity figures{sizes}:")
-        for line in memory_lines(*pair_kernels(o.capacity or [], c.memory)):
-            err.print(line)
-
-
-def _rule_table(summary: Summary, rules: tuple[Rule, ...]) -> None:
-    if not summary.per_rule:
-        return
-    table = Table(box=None, pad_edge=False, show_header=True, header_style="bold")
-    for column in ("rule", "name", "safety", "edits", "files"):
-        table.add_column(column, justify="right" if column in ("edits", "files") else "left")
-    for rule in rules:
-        if summary.per_rule[rule.id]:
-            table.add_row(rule.id, rule.name, rule.safety, str(summary.per_rule[rule.id]), str(summary.files_per_rule[rule.id]))
-    _console().print(table)
 
 
 selection = [
@@ -98,7 +61,7 @@ def _with(options):
     return decorate
 
 
-def _settings(sets, inputs, seed=0, poison="garbage"):
+def _settings(sets, inputs, seed=0, poison="garbage", defaults=None):
     from .interp.execute import Settings, SetupError, parse_input
 
     bounds = {}
@@ -114,7 +77,8 @@ def _settings(sets, inputs, seed=0, poison="garbage"):
         if not eq or not name:
             raise click.UsageError(f"--set {text!r}: expected NAME=VALUE")
         pairs[name] = value
-    return Settings(pairs, bounds, seed, poison)
+    extra = {} if defaults is None else {"defaults": (defaults.sets, defaults.inputs)}
+    return Settings(pairs, bounds, seed, poison, **extra)
 
 
 size_options = [
@@ -150,7 +114,7 @@ compile_option = click.option(
          "its module-level code runs (in a child process).",
 )
 # `--compile PATH` hands the path to the option; PATHS is therefore checked by hand.
-optional_paths = click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+optional_paths = click.argument("paths", nargs=-1, type=click.Path(exists=True, allow_dash=True, path_type=Path))
 
 
 def _compile_stage(stage, paths) -> tuple[str | None, tuple[Path, ...]]:
@@ -176,69 +140,98 @@ def main() -> None:
     """Migrate pypto kernels to the strict Tile/Tensor API of 2026-03, reviewably."""
 
 
-@main.command("run")
+output_options = [
+    click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", metavar="FORMAT",
+                 help="text (default) for people (diff on stdout, problems on stderr), or on stdout: json, sarif (2.1.0, "
+                      "for code scanning), github (workflow annotations)."),
+    click.option("--exit-zero", is_flag=True, help="Exit 0 where the exit code would be 1 (report-only jobs); 2 stays 2."),
+    click.option("--quiet", "-q", is_flag=True, help="Print only the path:line:col: problem lines on stderr."),
+    click.option("--verbose", "-v", is_flag=True, help="Also one line per file with its state and time."),
+    click.option("--color", type=click.Choice(COLORS), default="auto", metavar="WHEN",
+                 help="auto (default), always or never: colour the diff and problems; auto means on a "
+                      "terminal, unless NO_COLOR is set."),
+    click.option("--stdin-filename", metavar="NAME", help="With PATH `-`: the name of the source read from stdin "
+                 "(for messages and to find the configuration)."),
+    click.option("--force-exclude", is_flag=True, help="Apply the configuration's exclude also to files named on "
+                 "the command line (as pre-commit names them)."),
+]
+
+
+def _prepare(paths, select, ignore, sets, inputs, stdin_filename, verify=False):
+    """The configuration, the rules, the sizes: the command line over [tool.pypto-migrate]."""
+    from .invocation import config_for, reads_stdin
+
+    if reads_stdin(paths) and len(paths) > 1:
+        raise click.UsageError("`-` (stdin) cannot be combined with other paths")
+    try:
+        config = config_for(paths, stdin_filename)
+    except ConfigError as exc:
+        raise Fatal(str(exc))
+    from_config = (not select and config.select) or (not ignore and config.ignore)
+    rules = _load(select or config.select, ignore or config.ignore, config if from_config else None)
+    narrowed = bool(select or ignore or config.select or config.ignore)
+    settings = _settings(sets, inputs, defaults=config) if verify else None
+    return config, rules, narrowed, settings
+
+
+@main.command("run", epilog=exits.RUN)
 @optional_paths
-@click.option("--write", is_flag=True, help="Apply the changes in place (default: print the diff).")
+@click.option("--write", is_flag=True, help="Apply the changes in place (default: print the diff). With `-`, print "
+              "the migrated source on stdout.")
 @click.option("--diff-file", type=click.Path(dir_okay=False, writable=True, path_type=Path), help="Also write the diff to FILE.")
 @click.option("--verify", is_flag=True, help="Run each migrated kernel against its original; never write one that fails.")
 @click.option("--interactive", "-i", is_flag=True, help="Review the migration hunk by hunk and write the hunks you accept.")
 @compile_option
 @_with(size_options)
 @_with(selection)
-def run_command(paths, write, diff_file, verify, interactive, stage, sets, inputs, select, ignore, jobs) -> None:
-    """Migrate PATH... : print a unified diff (dry run) or, with --write, apply it.
+@_with(output_options)
+def run_command(paths, write, diff_file, verify, interactive, stage, sets, inputs, select, ignore, jobs,
+                fmt, exit_zero, quiet, verbose, color, stdin_filename, force_exclude) -> None:
+    """Migrate PATH... : print a unified diff (dry run) or, with --write, apply it. PATH `-` reads stdin.
 
     With --compile, a file the compiler rejects is not written, unless every rejection is on a
     statement a `# pypto-migrate: review` marker flags."""
+    from .formats import finish
+    from .invocation import outcomes as migrate_all, reads_stdin
+
     stage, paths = _compile_stage(stage, paths)
-    rules = _load(select, ignore)
-    settings = _settings(sets, inputs) if verify else None
-    job = Job(tuple(r.id for r in rules), write=write and not interactive, strict=not (select or ignore), verify=settings,
-              compile=None if interactive else stage, compile_sets=_settings(sets, inputs).sets)
-    files = discover(list(paths))
-    outcomes = run(files, job, jobs)
+    config, rules, narrowed, settings = _prepare(paths, select, ignore, sets, inputs, stdin_filename, verify)
+    stdin = reads_stdin(paths)
+    if stdin and (interactive or (write and fmt != "text")):
+        raise click.UsageError("with `-`, --write prints the migrated source: use --format text; --interactive needs files")
+    ui = Ui.make(quiet, verbose, color)
+    job = Job(tuple(r.id for r in rules), write=write and not interactive, strict=not narrowed, verify=settings,
+              compile=None if interactive else stage, compile_sets=_settings(sets, inputs).sets, size_defaults=config.sets)
+    files, outcomes = migrate_all(paths, job, jobs, config, force_exclude, ui, stdin_filename)
     if interactive:
-        _report(outcomes)
+        from .formats import text_report
+
+        text_report(ui, outcomes)
         sys.exit(_interactive(files, outcomes, job))
-    diff = "".join(o.diff for o in outcomes)
-    if diff and not write:
-        _stdout(diff)
     if diff_file is not None:
-        diff_file.write_text(diff, encoding="utf-8", newline="")
-    _report(outcomes)
-    summary = summarize(outcomes)
-    _rule_table(summary, rules)
-    if summary.kernels:
-        _console().print(
-            f"capacity: {summary.kernels} kernel region{'s' * (summary.kernels != 1)} checked against the 910B buffer limits, "
-            f"{summary.over_budget} over a limit (pypto-migrate report shows the numbers)"
-        )
-    verb = "migrated" if write else "would be migrated"
-    tail = "" if write or not summary.files_changed else " (dry run: --write applies it)"
-    _console().print(summary.line(verb) + tail)
-    sys.exit(1 if summary.errors or summary.compile_problems else 0)
+        diff_file.write_text("".join(o.diff for o in outcomes), encoding="utf-8", newline="")
+    sys.exit(finish(ui, fmt, outcomes, rules, "run", write, exit_zero, stdin))
 
 
-@main.command("check")
+@main.command("check", epilog=exits.CHECK)
 @optional_paths
 @compile_option
 @_with(selection)
-def check_command(paths, stage, select, ignore, jobs) -> None:
-    """Exit 1 if any file would change or needs a person (for CI); writes nothing."""
+@_with(output_options)
+def check_command(paths, stage, select, ignore, jobs, fmt, exit_zero, quiet, verbose, color, stdin_filename, force_exclude) -> None:
+    """Exit 1 if any file would change or needs a person (for CI); writes nothing. PATH `-` reads stdin."""
+    from .formats import finish
+    from .invocation import outcomes as migrate_all, reads_stdin
+
     stage, paths = _compile_stage(stage, paths)
-    rules = _load(select, ignore)
-    outcomes = run(discover(list(paths)), Job(tuple(r.id for r in rules), strict=not (select or ignore), compile=stage), jobs)
-    err = _console()
-    for o in outcomes:
-        if o.changed:
-            err.print(f"{o.display}: would be migrated ({len(o.edits)} edit{'s' * (len(o.edits) != 1)})")
-    _report(outcomes)
-    summary = summarize(outcomes)
-    err.print(summary.line("would be migrated"))
-    sys.exit(1 if summary.files_changed or summary.review or summary.errors or summary.compile_problems else 0)
+    config, rules, narrowed, _ = _prepare(paths, select, ignore, (), (), stdin_filename)
+    ui = Ui.make(quiet, verbose, color)
+    job = Job(tuple(r.id for r in rules), strict=not narrowed, compile=stage, size_defaults=config.sets)
+    _, outcomes = migrate_all(paths, job, jobs, config, force_exclude, ui, stdin_filename)
+    sys.exit(finish(ui, fmt, outcomes, rules, "check", exit_zero=exit_zero, stdin=reads_stdin(paths)))
 
 
-@main.command("report")
+@main.command("report", epilog=exits.REPORT)
 @paths_argument
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def report_command(paths, fmt) -> None:
@@ -250,15 +243,23 @@ def report_command(paths, fmt) -> None:
 
     reports, errors = report_paths(discover(list(paths)), load_api())
     for error in errors:
-        _console().print(f"error: {error}")
+        _console().print(_error_line(error))
     if fmt == "json":
         _stdout(json.dumps([r for rep in reports for r in rep.records()], indent=2) + "\n")
     else:
         _stdout("\n\n".join(rep.text() for rep in reports if rep.kernels or rep.scopes) + "\n")
-    sys.exit(1 if errors else 0)
+    sys.exit(exits.FAILED if errors else exits.CLEAN)
 
 
-@main.command("verify")
+def _error_line(error: str) -> str:
+    """`path:line:col: message` as `path:line:col: error: message` (1:1 for a whole file)."""
+    from .formats import one_line
+
+    m = re.match(r"(.*?):(\d+):(\d+): (.*)", error, re.S) or re.match(r"(.*?): ()()(.*)", error, re.S)
+    return f"{m.group(1)}:{m.group(2) or 1}:{m.group(3) or 1}: error: {one_line(m.group(4))}" if m else error
+
+
+@main.command("verify", epilog=exits.VERIFY)
 @click.argument("original", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.argument("migrated", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @_with(size_options)
@@ -269,18 +270,26 @@ def report_command(paths, fmt) -> None:
 def verify_command(original, migrated, sets, inputs, seed, poison) -> None:
     """Run ORIGINAL (old API) and MIGRATED (2026-03 API) on the same inputs and compare.
 
-    Exit 0 equivalent, 1 a mismatch or an execution error, 3 equivalent where the original's
-    valid_shape masking still applies, different only in rows it never wrote."""
+    Exit 3 means: equivalent where the original's valid_shape masking still applies, different
+    only in rows it never wrote. Sizes: --set/--input over the file's own `# pypto-migrate: verify`
+    line over [tool.pypto-migrate] set/input."""
+    from .config import find
     from .interp.verify import verify
     from .rulebook import load_api
     from .runner import display_path
     from .sources import FileProblem, read_text
 
+    texts = []
+    for path in (original, migrated):
+        try:
+            texts.append((display_path(path), read_text(path)))
+        except FileProblem as exc:
+            raise Fatal(f"{display_path(path)}:{exc.line or 1}:{exc.column or 1}: error: {exc.message}")
     try:
-        texts = [(display_path(p), read_text(p)) for p in (original, migrated)]
-    except FileProblem as exc:
-        raise click.ClickException(exc.message)
-    verdict = verify(texts[0], texts[1], _settings(sets, inputs, seed, poison), load_api())
+        config = find([original, migrated])
+    except ConfigError as exc:
+        raise Fatal(str(exc))
+    verdict = verify(texts[0], texts[1], _settings(sets, inputs, seed, poison, defaults=config), load_api())
     _stdout(verdict.message + "\n")
     sys.exit(verdict.code)
 
@@ -296,7 +305,7 @@ def rules_command(rule: str | None) -> None:
         for column in ("id", "name", "safety", "summary"):
             table.add_column(column)
         for r in rules:
-            table.add_row(r.id, r.name, r.safety, r.summary)
+            table.add_row(*(Text(cell) for cell in (r.id, r.name, r.safety, r.summary)))
         out.print(table)
         return
     chosen = _load((rule,))[0]
@@ -326,13 +335,3 @@ def _interactive(files, outcomes, job) -> int:
     failed = review_paths(files, outcomes, job, ask, show, out.print)
     return 1 if failed or any(o.error for o in outcomes) else 0
 
-
-def _stdout(text: str) -> None:
-    # Bytes, so that CRLF and non-ASCII reach a pipe exactly as they are in the files.
-    stream = getattr(sys.stdout, "buffer", None)
-    if stream is not None:
-        sys.stdout.flush()
-        stream.write(text.encode("utf-8"))
-        stream.flush()
-    else:
-        sys.stdout.write(text)

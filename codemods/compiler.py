@@ -74,17 +74,18 @@ def probe(timeout: float = 120.0) -> None:
 
 
 def compile_source(path: Path, text: str | None, stage: str = "parse", sets: dict[str, str] | None = None,
-                   timeout: float = DEFAULT_TIMEOUT) -> CompileResult:
+                   timeout: float = DEFAULT_TIMEOUT, defaults: dict[str, str] | None = None) -> CompileResult:
     """Compile `text` as if it were the file at `path` (None: the file as it is on disk).
 
     Sizes: `sets` (NAME -> VALUE, as `verify --set`) over the file's own
     `# pypto-migrate: verify --set ...` line; module constants are replaced, builder
-    parameters passed.
+    parameters passed. `defaults` ([tool.pypto-migrate] set) apply where the file has the name,
+    under its own line.
     """
     if stage not in STAGES:
         raise ValueError(f"unknown compile stage {stage!r}; one of {', '.join(STAGES)}")
     source = text if text is not None else path.read_text(encoding="utf-8-sig")
-    merged = file_sets(source) | dict(sets or {})
+    merged = file_sets(source, defaults or {}) | dict(sets or {})
     with tempfile.TemporaryDirectory(prefix="pypto-migrate-compile-") as workdir:
         request = {"path": str(Path(path).resolve()), "text": text, "stage": stage, "sets": merged, "workdir": workdir}
         try:
@@ -103,12 +104,12 @@ def compile_source(path: Path, text: str | None, stage: str = "parse", sets: dic
     )
 
 
-def file_sets(text: str) -> dict[str, str]:
-    """The sizes of the file's own `# pypto-migrate: verify --set ...` line."""
+def file_sets(text: str, defaults: dict[str, str] | None = None) -> dict[str, str]:
+    """The sizes of the file's own `# pypto-migrate: verify --set ...` line (over `defaults`)."""
     from .interp.execute import Settings, SetupError
 
     try:
-        return Settings().merged_over(text).sets
+        return Settings(defaults=(defaults or {}, {})).merged_over(text).sets
     except SetupError:  # a malformed --input on that line is verify's business, not ours
         return {}
 

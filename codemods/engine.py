@@ -29,6 +29,9 @@ class Edit:
     rule: str
     line: int
     column: int
+    safety: str = ""
+    before: str = ""  # the code the rule replaced or removed; "" for an insertion
+    after: str = ""  # what it became or what was inserted; "" for a removal
 
 
 @dataclass
@@ -110,6 +113,7 @@ class _Dispatcher(cst.CSTTransformer):
         super().__init__()
         self.ctx = Context(module, api)
         self.touched: list[tuple[Rule, cst.CSTNode]] = []
+        self._texts: list[tuple[str, str]] = []  # before/after of each touched node, for reports
         self._orphans: list[list[cst.EmptyLine]] = []  # comments of removed statements, per open block
         self.leave: dict[str, list[tuple[Rule, Hook]]] = {}
         self.visit: dict[str, list[Callable[[cst.CSTNode, Context], None]]] = {}
@@ -129,7 +133,26 @@ class _Dispatcher(cst.CSTTransformer):
 
     @property
     def edits(self) -> list[Edit]:
-        return [Edit(rule.id, *self.ctx.position(node)) for rule, node in self.touched]
+        return [
+            Edit(rule.id, *self.ctx.position(node), rule.safety, before, after)
+            for (rule, node), (before, after) in zip(self.touched, self._texts)
+        ]
+
+    def _touch(self, rule: Rule, node: cst.CSTNode, before: str, after: str) -> None:
+        self.touched.append((rule, node))
+        self._texts.append((before.strip(), after.strip()))
+
+    def _code(self, node) -> str:
+        if isinstance(node, cst.FlattenSentinel):
+            return "".join(self._code(n) for n in node.nodes)
+        if isinstance(node, cst.RemovalSentinel):
+            return ""
+        if isinstance(node, cst.Annotation):  # alone it has no `:` or `->` to print
+            node = node.annotation
+        try:
+            return self.ctx.module.code_for_node(node)
+        except cst.CSTCodegenError:  # a node that prints only inside its parent: no text, never a failed file
+            return ""
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, (cst.IndentedBlock, cst.Module)):
@@ -148,7 +171,7 @@ class _Dispatcher(cst.CSTTransformer):
                 line, column = self.ctx.position(original)
                 raise EngineError(f"engine error: rule {rule.id} failed here: {type(exc).__name__}: {exc}", line, column) from exc
             if result is not None and result is not updated:
-                self.touched.append((rule, original))
+                self._touch(rule, original, self._code(original), self._code(result))
                 updated = result
         if isinstance(updated, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
             flags = [(rule, original, message) for rule, message in self.ctx.node_flags.get(original, ())]
@@ -182,7 +205,7 @@ class _Dispatcher(cst.CSTTransformer):
     def _apply_statement_edits(self, original, updated, edits):
         before, after, prepend, remove = [], [], [], False
         for rule, where, text in edits:
-            self.touched.append((rule, original))
+            self._touch(rule, original, self._code(original) if where == "remove" else "", "" if where == "remove" else text)
             if where == "remove":
                 remove = True
             elif where == "prepend":

@@ -8,6 +8,7 @@ data so that it crosses process boundaries and the report is built in one place.
 from __future__ import annotations
 
 import os
+import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -37,6 +38,8 @@ class Outcome:
     compiled: object | None = None  # compiler.CompileResult, with --compile
     capacity: list | None = None  # compile_report.KernelCapacity of what was compiled, with --compile=passes
     error: str | None = None  # "path:line:col: message" for files that could not be processed
+    seconds: float = 0.0  # time spent on this file, for --verbose
+    output: str | None = None  # the migrated text, only for a text given on stdin
 
     @property
     def changed(self) -> bool:
@@ -58,6 +61,7 @@ class Job:
     verify: object | None = None  # interp Settings: run each changed kernel against its original
     compile: str | None = None  # "parse" | "passes": compile what run would write with pypto
     compile_sets: dict[str, str] = field(default_factory=dict)  # sizes for the compile, over the file's own
+    size_defaults: dict[str, str] = field(default_factory=dict)  # [tool.pypto-migrate] set: under the file's own
 
 
 def display_path(path: Path) -> str:
@@ -79,11 +83,17 @@ def migrate_text(text: str, job: Job, strict: bool | None = None):
     return migrate(text, rules, load_api(job.rules_dir), known, strict=job.strict if strict is None else strict)
 
 
-def process(path: Path, job: Job) -> Outcome:
-    outcome = Outcome(display_path(path))
+def process(path: Path, job: Job, text: str | None = None, display: str | None = None) -> Outcome:
+    """One file; with `text` (stdin), that text stands for the file and is never written."""
+    started = time.perf_counter()
+    outcome = Outcome(display or display_path(path))
+    stdin = text is not None
     try:
-        text = read_text(path)
+        if text is None:
+            text = read_text(path)
         result = migrate_text(text, job)
+        if stdin:
+            outcome.output = result.output
         outcome.edits = sorted(result.edits, key=lambda e: (e.line, e.column))
         outcome.findings, outcome.reviewed = result.findings, result.reviewed
         outcome.kernels, outcome.over_budget = result.kernels, result.over_budget
@@ -91,10 +101,12 @@ def process(path: Path, job: Job) -> Outcome:
         if job.verify is not None and result.changed:
             _verify(outcome, text, result.output, job)
         if job.compile is not None:
-            held = _compile(path, outcome, result, job)
+            held = _compile(path, outcome, result, job, stdin)
         else:
             held = False
-        if job.write and result.changed and not held:
+        if stdin and held:
+            outcome.output = text  # `run --write -` hands back what it would not write
+        if job.write and result.changed and not held and not stdin:
             write_atomic(path, result.output)
             outcome.written = True
     except CompilerUnavailable as exc:
@@ -107,6 +119,8 @@ def process(path: Path, job: Job) -> Outcome:
         outcome.error = f"{outcome.display}: internal error, left as it was ({type(exc).__name__}: {exc}); please report it"
     if outcome.error:
         outcome.edits, outcome.diff, outcome.notes = [], "", []  # nothing of this file was (or would be) changed
+        outcome.output = text if stdin else None
+    outcome.seconds = time.perf_counter() - started
     return outcome
 
 
@@ -127,7 +141,7 @@ def _verify(outcome: Outcome, text: str, output: str, job: Job) -> None:
         raise FileProblem(f"verify failed, not written: {verdict.message}")
 
 
-def _compile(path: Path, outcome: Outcome, result, job: Job) -> bool:
+def _compile(path: Path, outcome: Outcome, result, job: Job, stdin: bool = False) -> bool:
     """Compile what run would write; True when the compiler's rejection holds the write back.
 
     A rejection on a statement a review marker already flags does not: the person deciding
@@ -135,7 +149,8 @@ def _compile(path: Path, outcome: Outcome, result, job: Job) -> bool:
     from .compile_report import tool_capacity, under_review_marker
     from .compiler import compile_source
 
-    compiled = compile_source(path, result.output if result.changed else None, job.compile, job.compile_sets)
+    text = result.output if result.changed or stdin else None  # a stdin text has no file to import
+    compiled = compile_source(path, text, job.compile, job.compile_sets, defaults=job.size_defaults)
     outcome.compiled = compiled
     if job.compile == "passes" and compiled.programs:
         try:
@@ -152,12 +167,20 @@ def _compile(path: Path, outcome: Outcome, result, job: Job) -> bool:
     return False
 
 
-def run(paths: list[Path], job: Job, jobs: int = 1) -> list[Outcome]:
-    """Process every file; the outcomes come back in the order of `paths`."""
+def run(paths: list[Path], job: Job, jobs: int = 1, on_done=None) -> list[Outcome]:
+    """Process every file; the outcomes come back in the order of `paths`. `on_done(outcome)`
+    is called as each one arrives (a progress bar)."""
+    on_done = on_done or (lambda outcome: None)
     if jobs <= 1 or len(paths) < 2 * jobs:  # a pool costs more than it saves on a few files
-        return [process(p, job) for p in paths]
+        return [_done(process(p, job), on_done) for p in paths]
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        return list(pool.map(process, paths, [job] * len(paths), chunksize=max(1, len(paths) // (4 * jobs))))
+        chunks = max(1, len(paths) // (4 * jobs))
+        return [_done(o, on_done) for o in pool.map(process, paths, [job] * len(paths), chunksize=chunks)]
+
+
+def _done(outcome: Outcome, on_done) -> Outcome:
+    on_done(outcome)
+    return outcome
 
 
 @dataclass

@@ -24,6 +24,10 @@ def read_text(path: Path) -> str:
         data = path.read_bytes()
     except OSError as exc:
         raise FileProblem(f"cannot read: {exc.strerror or exc}") from exc
+    return decode(data)
+
+
+def decode(data: bytes) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

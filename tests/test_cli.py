@@ -43,12 +43,12 @@ def invoke(*args):
 
 def test_dry_run_prints_a_diff_git_apply_accepts(tree, tmp_path):
     result = invoke("run", "--jobs", "1", "models")
-    assert result.exit_code == 1  # two files could not be processed
+    assert result.exit_code == 2  # two files could not be processed
     patch = PatchSet(result.stdout)
     assert sorted(p.path for p in patch) == ["models/a.py", "models/ro.py", "models/sub/b.py"]
     assert all(p.added == 1 and p.removed == 1 for p in patch)
     assert (tree / "a.py").read_text() == KERNEL, "a dry run writes nothing"
-    assert "models/syntax.py:1:7:" in result.stderr and "models/latin1.py:1:6: not UTF-8" in result.stderr
+    assert "models/syntax.py:1:7: error: " in result.stderr and "models/latin1.py:1:6: error: not UTF-8" in result.stderr
     assert "PTO001" in result.stderr and "view-to-slice" in result.stderr
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
     (tmp_path / "fix.patch").write_text(result.stdout)
@@ -58,7 +58,7 @@ def test_dry_run_prints_a_diff_git_apply_accepts(tree, tmp_path):
 def test_write_migrates_good_files_and_reports_bad_ones(tree):
     mode = (tree / "a.py").stat().st_mode
     result = invoke("run", "--write", "models")
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert result.stdout == ""
     assert (tree / "a.py").read_text() == KERNEL.replace("pl.view(", "pl.slice(")
     assert (tree / "sub" / "b.py").read_text().count("pl.slice(") == 1
@@ -69,7 +69,7 @@ def test_write_migrates_good_files_and_reports_bad_ones(tree):
         assert "3 files migrated, 3 edits, 0 need review, 2 could not be processed" in result.stderr
     else:
         assert (tree / "ro.py").read_text() == KERNEL, "a file this user may not write is never written"
-        assert "models/ro.py: file is read-only; not written" in result.stderr
+        assert "models/ro.py:1:1: error: file is read-only; not written" in result.stderr
         assert "2 files migrated, 2 edits, 0 need review, 3 could not be processed" in result.stderr
     assert not [p for p in tree.rglob("*") if "pypto-migrate" in p.name], "no temporary files left"
 

@@ -67,7 +67,7 @@ def test_report_json_records_and_scopes(tmp_path, monkeypatch):
     assert f"kernel 2 at line {scopes[1] + 1}: for b in pl.parallel(0, batch, 1, chunk=1)" in text
     bad = tmp_path / "bad.py"
     bad.write_text("def f(:\n")
-    assert CliRunner().invoke(main, ["report", str(bad)]).exit_code == 1
+    assert CliRunner().invoke(main, ["report", str(bad)]).exit_code == 2  # could not process a file
 
 
 def test_edge_capacity_by_hand(api):

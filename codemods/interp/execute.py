@@ -31,16 +31,24 @@ class SetupError(Exception):
     """The kernel file cannot be built or run as asked (not a migration problem)."""
 
 
+class SizeError(SetupError):
+    """The sizes asked for do not fit the kernel (a typo in --set, a guard refusing them): the
+    user's setup, never a finding about the migration."""
+
+
 @dataclass
 class Settings:
     sets: dict[str, str] = field(default_factory=dict)
     inputs: dict[str, tuple[float, float]] = field(default_factory=dict)
     seed: int = 0
     poison: str = "garbage"
+    # [tool.pypto-migrate] sizes: for every kernel of a project, so only the names a file
+    # defines apply, and under the file's own line.
+    defaults: tuple[dict, dict] = ({}, {})
 
     def merged_over(self, text: str) -> "Settings":
         """The file's own `# pypto-migrate: verify ...` defaults, with these settings winning."""
-        sets, inputs = {}, {}
+        sets, inputs = applicable(text, *self.defaults)
         for m in DIRECTIVE.finditer(text):
             words = shlex.split(m.group(1))
             for flag, value in zip(words[::2], words[1::2]):
@@ -95,7 +103,7 @@ def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
             except KernelError:
                 raise
             except Exception as exc:  # e.g. a capacity guard refusing the sizes asked for
-                raise SetupError(f"{path}: {builder}({', '.join(f'{k}={v}' for k, v in kwargs.items())}) failed: "
+                raise SizeError(f"{path}: {builder}({', '.join(f'{k}={v}' for k, v in kwargs.items())}) failed: "
                                  f"{type(exc).__name__}: {exc} (choose other sizes with --set)") from exc
         else:
             program = next((v for v in namespace.values() if getattr(v, "__pl_program__", False)), None)
@@ -103,7 +111,7 @@ def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
         raise SetupError(f"{path}: no @pl.program class (nor a builder function returning one)")
     unknown = [n for n in settings.sets if n not in module_names(tree) and (builder is None or n not in inspect.signature(namespace[builder]).parameters)]
     if unknown:
-        raise SetupError(f"{path}: --set {', '.join(unknown)}: no module constant or builder parameter of that name")
+        raise SizeError(f"{path}: --set {', '.join(unknown)}: no module constant or builder parameter of that name")
     functions = [name for name, v in vars(program).items() if getattr(v, "__pl_function__", False)]
     if not functions:
         raise SetupError(f"{path}: the program has no @pl.function")
@@ -180,7 +188,7 @@ def make_inputs(specs: dict[str, Spec], settings: Settings) -> dict[str, np.ndar
         out[name] = D.cast(values, spec.dtype)
     unknown = set(settings.inputs) - set(specs)
     if unknown:
-        raise SetupError(f"--input {', '.join(sorted(unknown))}: no parameter of that name")
+        raise SizeError(f"--input {', '.join(sorted(unknown))}: no parameter of that name")
     return out
 
 
@@ -208,8 +216,22 @@ def override_constants(tree: ast.Module, sets: dict[str, str], path: str) -> ast
                 try:
                     node.value = ast.parse(sets[name], mode="eval").body
                 except SyntaxError:
-                    raise SetupError(f"--set {name}={sets[name]}: not a Python expression") from None
+                    raise SizeError(f"--set {name}={sets[name]}: not a Python expression") from None
     return ast.fix_missing_locations(tree)
+
+
+def applicable(text: str, sets: dict, inputs: dict) -> tuple[dict, dict]:
+    """The sizes of `sets`/`inputs` that name a module constant, a builder parameter or a
+    function parameter of this file (project-wide defaults skip the rest silently)."""
+    if not (sets or inputs):
+        return {}, {}
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return {}, {}
+    params = {a.arg for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) for a in n.args.args + n.args.kwonlyargs}
+    names = module_names(tree) | params
+    return {k: v for k, v in sets.items() if k in names}, {k: v for k, v in inputs.items() if k in params}
 
 
 def module_names(tree: ast.Module) -> set[str]:

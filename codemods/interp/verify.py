@@ -3,8 +3,9 @@
 Both programs are built at the same small sizes and run on the same inputs, the original
 in the old profile and the migration in the strict one, each with its own uninitialised
 memory; every Tensor they may write (returned, Out, InOut) is compared with its dtype's
-tolerance. Exit codes: 0 equivalent, 1 a mismatch or an execution error, 3 equivalent on
-the valid region only, where the original masked the rest with `valid_shape`.
+tolerance. Exit codes: 0 equivalent, 1 a mismatch or an execution error, 2 sizes that do
+not fit the kernel (a name --set does not know, a guard refusing them), 3 equivalent on the
+valid region only, where the original masked the rest with `valid_shape`.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ import numpy as np
 
 from ..rulebook import ApiTable
 from . import execute
-from .execute import Settings, SetupError
+from .execute import Settings, SetupError, SizeError
 from .ops import OLD, STRICT, Machine
 from .values import KernelError
 
-EQUIVALENT, MISMATCH, MASKED = 0, 1, 3
+EQUIVALENT, MISMATCH, SETUP, MASKED = 0, 1, 2, 3
 
 
 @dataclass
@@ -38,7 +39,7 @@ def verify(original: tuple[str, str], migrated: tuple[str, str], settings: Setti
         second = _run(migrated, STRICT, settings, api, seed=2 * settings.seed + 2, inputs=inputs)
         _, outputs_b, _ = second
     except _Failed as failed:
-        return Verdict(MISMATCH, str(failed))
+        return Verdict(SETUP if isinstance(failed.__cause__, SizeError) else MISMATCH, str(failed))
     if settings.poison == "nan":
         for label, outputs in (("original", outputs_a), ("migration", outputs_b)):
             for name, t in sorted(outputs.items()):
