@@ -12,7 +12,7 @@ from rich.table import Table
 
 from . import __version__
 from .discovery import discover
-from .rulebook import RuleFileError, Rule, load_rules, select_rules
+from .rulebook import RuleFileError, Rule, choose_rules, load_rules
 from .runner import Job, Outcome, Summary, run, summarize
 
 
@@ -29,11 +29,22 @@ def _split(values: tuple[str, ...]) -> list[str]:
 
 def _load(select: tuple[str, ...] = (), ignore: tuple[str, ...] = ()) -> tuple[Rule, ...]:
     try:
-        return select_rules(load_rules(), _split(select), _split(ignore))
+        chosen = choose_rules(load_rules(), _split(select), _split(ignore))
     except RuleFileError as exc:
         raise click.ClickException(f"broken rule file: {exc}")
     except ValueError as exc:
         raise click.UsageError(str(exc))
+    for note in chosen.notes:
+        _console().print(f"note: {note}", markup=False)
+    return chosen.rules
+
+
+def _discover(paths) -> list[Path]:
+    skipped: list[str] = []
+    files = discover(list(paths), skipped)
+    for line in skipped:
+        _console().print(line, markup=False)
+    return files
 
 
 def _report(outcomes: list[Outcome]) -> None:
@@ -123,9 +134,16 @@ size_options = [
 ]
 
 
-paths_argument = click.argument(
-    "paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path)
-)
+class _Existing(click.Path):
+    """An existing path; a symlink loop or a broken link too, which discovery skips with the reason."""
+
+    def convert(self, value, param, ctx):
+        if os.path.islink(value) and not os.path.exists(value):
+            return Path(value)
+        return super().convert(value, param, ctx)
+
+
+paths_argument = click.argument("paths", nargs=-1, required=True, type=_Existing(exists=True, path_type=Path))
 
 
 class _Stage(click.ParamType):
@@ -150,7 +168,7 @@ compile_option = click.option(
          "its module-level code runs (in a child process).",
 )
 # `--compile PATH` hands the path to the option; PATHS is therefore checked by hand.
-optional_paths = click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+optional_paths = click.argument("paths", nargs=-1, type=_Existing(exists=True, path_type=Path))
 
 
 def _compile_stage(stage, paths) -> tuple[str | None, tuple[Path, ...]]:
@@ -195,16 +213,20 @@ def run_command(paths, write, diff_file, verify, interactive, stage, sets, input
     settings = _settings(sets, inputs) if verify else None
     job = Job(tuple(r.id for r in rules), write=write and not interactive, strict=not (select or ignore), verify=settings,
               compile=None if interactive else stage, compile_sets=_settings(sets, inputs).sets)
-    files = discover(list(paths))
+    diff_out = _diff_file(diff_file, paths) if diff_file is not None else None
+    files = _discover(paths)
     outcomes = run(files, job, jobs)
-    if interactive:
-        _report(outcomes)
-        sys.exit(_interactive(files, outcomes, job))
     diff = "".join(o.diff for o in outcomes)
+    if diff_out is not None:
+        with diff_out:
+            diff_out.write(diff)
+    if interactive:
+        from .review import interactive as review
+
+        _report(outcomes)
+        sys.exit(review(files, outcomes, job))
     if diff and not write:
         _stdout(diff)
-    if diff_file is not None:
-        diff_file.write_text(diff, encoding="utf-8", newline="")
     _report(outcomes)
     summary = summarize(outcomes)
     _rule_table(summary, rules)
@@ -227,7 +249,7 @@ def check_command(paths, stage, select, ignore, jobs) -> None:
     """Exit 1 if any file would change or needs a person (for CI); writes nothing."""
     stage, paths = _compile_stage(stage, paths)
     rules = _load(select, ignore)
-    outcomes = run(discover(list(paths)), Job(tuple(r.id for r in rules), strict=not (select or ignore), compile=stage), jobs)
+    outcomes = run(_discover(paths), Job(tuple(r.id for r in rules), strict=not (select or ignore), compile=stage), jobs)
     err = _console()
     for o in outcomes:
         if o.changed:
@@ -248,7 +270,7 @@ def report_command(paths, fmt) -> None:
     from .report import report_paths
     from .rulebook import load_api
 
-    reports, errors = report_paths(discover(list(paths)), load_api())
+    reports, errors = report_paths(_discover(paths), load_api())
     for error in errors:
         _console().print(f"error: {error}")
     if fmt == "json":
@@ -273,8 +295,7 @@ def verify_command(original, migrated, sets, inputs, seed, poison) -> None:
     valid_shape masking still applies, different only in rows it never wrote."""
     from .interp.verify import verify
     from .rulebook import load_api
-    from .runner import display_path
-    from .sources import FileProblem, read_text
+    from .sources import FileProblem, display_path, read_text
 
     try:
         texts = [(display_path(p), read_text(p)) for p in (original, migrated)]
@@ -287,44 +308,57 @@ def verify_command(original, migrated, sets, inputs, seed, poison) -> None:
 
 @main.command("rules")
 @click.argument("rule", required=False)
-def rules_command(rule: str | None) -> None:
-    """List the rules, or show one rule's documentation and examples."""
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown"]), default="text", show_default=True,
+              help="markdown: the rule table of the README.")
+def rules_command(rule: str | None, fmt: str) -> None:
+    """List the rules, or show one rule's documentation (id or name, any case) and examples."""
+    from .ruledocs import find, listing, markdown_table, render
+
     rules = _load()
-    out = _console(sys.stdout)
     if rule is None:
-        table = Table(box=None, pad_edge=False, header_style="bold")
-        for column in ("id", "name", "safety", "summary"):
-            table.add_column(column)
-        for r in rules:
-            table.add_row(r.id, r.name, r.safety, r.summary)
-        out.print(table)
+        _stdout(markdown_table(rules) if fmt == "markdown" else listing(rules))
         return
-    chosen = _load((rule,))[0]
-    out.print(f"{chosen.id} {chosen.name} ({chosen.safety})")
-    out.print(f"\n{chosen.summary}\n\nWhy:\n{chosen.why}\n")
-    for i, ex in enumerate(chosen.examples, 1):
-        out.print(f"Example {i}, before:\n{ex.before.strip()}\n\nafter:\n{ex.after.strip()}\n")
-    for i, code in enumerate(chosen.unchanged, 1):
-        out.print(f"Left unchanged {i}:\n{code.strip()}\n")
+    chosen = find(rules, rule)
+    if chosen is None:
+        _load((rule,))  # the usage error that lists the known rules
+    _stdout(render(chosen))
 
 
-def _interactive(files, outcomes, job) -> int:
-    """The reviewer's loop on a terminal: prompts with click, hunks printed as they are."""
-    from .review import CHOICES, HELP, review_paths
+def _diff_file(diff_file: Path, paths):
+    """Refuse a diff file that is an input; create it before anything is written."""
+    from .patches import clashing_input, open_diff_file
 
-    out = _console(sys.stdout)
+    clash = clashing_input(diff_file, list(paths))
+    if clash:
+        raise click.UsageError(f"--diff-file: {clash}; it would be overwritten by its own diff. Choose another path.")
+    try:
+        return open_diff_file(diff_file)
+    except OSError as exc:
+        raise click.UsageError(f"--diff-file: cannot create {diff_file}: {exc.strerror or exc}")
 
-    def ask():
-        while (answer := click.prompt("apply? [y,n,a,d,q,?]", type=click.Choice(CHOICES + "?"), show_choices=False)) == "?":
-            out.print(HELP)
-        return answer
 
-    def show(title, text):
-        out.print(f"\n{title}")
-        _stdout(text if text.endswith("\n") else text + "\n")
+@main.command("apply")
+@click.argument("patch", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--check", is_flag=True, help="Only say which files would be applied and which refused; write nothing.")
+def apply_command(patch, check) -> None:
+    """Apply PATCH, a diff as `run` prints it (possibly edited by hand), file by file, atomically.
 
-    failed = review_paths(files, outcomes, job, ask, show, out.print)
-    return 1 if failed or any(o.error for o in outcomes) else 0
+    A file changed since the patch was made is refused with the first line that differs; the
+    others are still applied. Exit 0 all applied, 1 some refused, 2 PATCH unreadable."""
+    from .patches import PatchError, apply_patch
+    from .sources import FileProblem, read_text
+
+    try:
+        results = apply_patch(read_text(patch), check=check)
+    except (PatchError, FileProblem) as exc:
+        _console().print(f"error: {patch}: {exc}", markup=False)
+        sys.exit(2)
+    for r in results:
+        _console().print(f"{r.display}: {('would apply' if check else 'applied') if r.written else 'refused, ' + r.reason}", markup=False)
+    refused = sum(not r.written for r in results)
+    verb = "would be applied" if check else "applied"
+    _console().print(f"{len(results) - refused} of {len(results)} file{'s' * (len(results) != 1)} {verb}, {refused} refused", markup=False)
+    sys.exit(1 if refused else 0)
 
 
 def _stdout(text: str) -> None:
