@@ -8,16 +8,14 @@ import sys
 from pathlib import Path
 
 import click
-from rich.table import Table
-from rich.text import Text
 
 from . import __version__, exits
 from .config import ConfigError
 from .console import COLORS, Ui, make_console as _console, write_stdout as _stdout
 from .discovery import discover
 from .formats import FORMATS
-from .rulebook import RuleFileError, Rule, load_rules, select_rules
-from .runner import Job, run, summarize
+from .rulebook import RuleFileError, Rule, choose_rules, load_rules
+from .runner import Job
 
 
 class Fatal(click.ClickException):
@@ -36,13 +34,24 @@ def _split(values: tuple[str, ...]) -> list[str]:
 def _load(select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), config=None) -> tuple[Rule, ...]:
     """The rules chosen on the command line, else by the configuration."""
     try:
-        return select_rules(load_rules(), _split(select), _split(ignore))
+        chosen = choose_rules(load_rules(), _split(select), _split(ignore))
     except RuleFileError as exc:
         raise Fatal(f"broken rule file: {exc}")
     except ValueError as exc:
         if config is not None and config.path is not None:
             raise Fatal(f"{config.path}: [tool.pypto-migrate]: {exc}")
         raise click.UsageError(str(exc))
+    for note in chosen.notes:
+        _console().print(f"note: {note}", markup=False)
+    return chosen.rules
+
+
+def _discover(paths) -> list[Path]:
+    skipped: list[str] = []
+    files = discover(list(paths), skipped)
+    for line in skipped:
+        _console().print(line, markup=False)
+    return files
 
 
 selection = [
@@ -87,9 +96,16 @@ size_options = [
 ]
 
 
-paths_argument = click.argument(
-    "paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path)
-)
+class _Existing(click.Path):
+    """An existing path; a symlink loop or a broken link too, which discovery skips with the reason."""
+
+    def convert(self, value, param, ctx):
+        if os.path.islink(value) and not os.path.exists(value):
+            return Path(value)
+        return super().convert(value, param, ctx)
+
+
+paths_argument = click.argument("paths", nargs=-1, required=True, type=_Existing(exists=True, path_type=Path))
 
 
 class _Stage(click.ParamType):
@@ -114,7 +130,7 @@ compile_option = click.option(
          "its module-level code runs (in a child process).",
 )
 # `--compile PATH` hands the path to the option; PATHS is therefore checked by hand.
-optional_paths = click.argument("paths", nargs=-1, type=click.Path(exists=True, allow_dash=True, path_type=Path))
+optional_paths = click.argument("paths", nargs=-1, type=_Existing(exists=True, allow_dash=True, path_type=Path))
 
 
 def _compile_stage(stage, paths) -> tuple[str | None, tuple[Path, ...]]:
@@ -202,14 +218,17 @@ def run_command(paths, write, diff_file, verify, interactive, stage, sets, input
     ui = Ui.make(quiet, verbose, color)
     job = Job(tuple(r.id for r in rules), write=write and not interactive, strict=not narrowed, verify=settings,
               compile=None if interactive else stage, compile_sets=_settings(sets, inputs).sets, size_defaults=config.sets)
+    diff_out = _diff_file(diff_file, paths) if diff_file is not None else None  # before anything is written
     files, outcomes = migrate_all(paths, job, jobs, config, force_exclude, ui, stdin_filename)
+    if diff_out is not None:
+        with diff_out:
+            diff_out.write("".join(o.diff for o in outcomes))
     if interactive:
         from .formats import text_report
+        from .review import interactive as review
 
         text_report(ui, outcomes)
-        sys.exit(_interactive(files, outcomes, job))
-    if diff_file is not None:
-        diff_file.write_text("".join(o.diff for o in outcomes), encoding="utf-8", newline="")
+        sys.exit(review(files, outcomes, job))
     sys.exit(finish(ui, fmt, outcomes, rules, "run", write, exit_zero, stdin))
 
 
@@ -241,7 +260,7 @@ def report_command(paths, fmt) -> None:
     from .report import report_paths
     from .rulebook import load_api
 
-    reports, errors = report_paths(discover(list(paths)), load_api())
+    reports, errors = report_paths(_discover(paths), load_api())
     for error in errors:
         _console().print(_error_line(error))
     if fmt == "json":
@@ -276,8 +295,7 @@ def verify_command(original, migrated, sets, inputs, seed, poison) -> None:
     from .config import find
     from .interp.verify import verify
     from .rulebook import load_api
-    from .runner import display_path
-    from .sources import FileProblem, read_text
+    from .sources import FileProblem, display_path, read_text
 
     texts = []
     for path in (original, migrated):
@@ -296,42 +314,55 @@ def verify_command(original, migrated, sets, inputs, seed, poison) -> None:
 
 @main.command("rules")
 @click.argument("rule", required=False)
-def rules_command(rule: str | None) -> None:
-    """List the rules, or show one rule's documentation and examples."""
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown"]), default="text", show_default=True,
+              help="markdown: the rule table of the README.")
+def rules_command(rule: str | None, fmt: str) -> None:
+    """List the rules, or show one rule's documentation (id or name, any case) and examples."""
+    from .ruledocs import find, listing, markdown_table, render
+
     rules = _load()
-    out = _console(sys.stdout)
     if rule is None:
-        table = Table(box=None, pad_edge=False, header_style="bold")
-        for column in ("id", "name", "safety", "summary"):
-            table.add_column(column)
-        for r in rules:
-            table.add_row(*(Text(cell) for cell in (r.id, r.name, r.safety, r.summary)))
-        out.print(table)
+        _stdout(markdown_table(rules) if fmt == "markdown" else listing(rules))
         return
-    chosen = _load((rule,))[0]
-    out.print(f"{chosen.id} {chosen.name} ({chosen.safety})")
-    out.print(f"\n{chosen.summary}\n\nWhy:\n{chosen.why}\n")
-    for i, ex in enumerate(chosen.examples, 1):
-        out.print(f"Example {i}, before:\n{ex.before.strip()}\n\nafter:\n{ex.after.strip()}\n")
-    for i, code in enumerate(chosen.unchanged, 1):
-        out.print(f"Left unchanged {i}:\n{code.strip()}\n")
+    chosen = find(rules, rule)
+    if chosen is None:
+        _load((rule,))  # the usage error that lists the known rules
+    _stdout(render(chosen))
 
 
-def _interactive(files, outcomes, job) -> int:
-    """The reviewer's loop on a terminal: prompts with click, hunks printed as they are."""
-    from .review import CHOICES, HELP, review_paths
+def _diff_file(diff_file: Path, paths):
+    """Refuse a diff file that is an input; create it before anything is written."""
+    from .patches import clashing_input, open_diff_file
 
-    out = _console(sys.stdout)
+    clash = clashing_input(diff_file, list(paths))
+    if clash:
+        raise click.UsageError(f"--diff-file: {clash}; it would be overwritten by its own diff. Choose another path.")
+    try:
+        return open_diff_file(diff_file)
+    except OSError as exc:
+        raise click.UsageError(f"--diff-file: cannot create {diff_file}: {exc.strerror or exc}")
 
-    def ask():
-        while (answer := click.prompt("apply? [y,n,a,d,q,?]", type=click.Choice(CHOICES + "?"), show_choices=False)) == "?":
-            out.print(HELP)
-        return answer
 
-    def show(title, text):
-        out.print(f"\n{title}")
-        _stdout(text if text.endswith("\n") else text + "\n")
+@main.command("apply")
+@click.argument("patch", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--check", is_flag=True, help="Only say which files would be applied and which refused; write nothing.")
+def apply_command(patch, check) -> None:
+    """Apply PATCH, a diff as `run` prints it (possibly edited by hand), file by file, atomically.
 
-    failed = review_paths(files, outcomes, job, ask, show, out.print)
-    return 1 if failed or any(o.error for o in outcomes) else 0
+    A file changed since the patch was made is refused with the first line that differs; the
+    others are still applied. Exit 0 all applied, 1 some refused, 2 PATCH unreadable."""
+    from .patches import PatchError, apply_patch
+    from .sources import FileProblem, read_text
+
+    try:
+        results = apply_patch(read_text(patch), check=check)
+    except (PatchError, FileProblem) as exc:
+        _console().print(f"error: {patch}: {exc}", markup=False)
+        sys.exit(2)
+    for r in results:
+        _console().print(f"{r.display}: {('would apply' if check else 'applied') if r.written else 'refused, ' + r.reason}", markup=False)
+    refused = sum(not r.written for r in results)
+    verb = "would be applied" if check else "applied"
+    _console().print(f"{len(results) - refused} of {len(results)} file{'s' * (len(results) != 1)} {verb}, {refused} refused", markup=False)
+    sys.exit(1 if refused else 0)
 

@@ -27,7 +27,10 @@ def outcomes(paths, job: Job, jobs: int, config: Config, force_exclude: bool, ui
     """(files, outcomes); files is [] for stdin."""
     if reads_stdin(paths):
         return [], _stdin_outcomes(job, config, force_exclude, stdin_filename)
-    files = filter_excluded(discover(list(paths)), list(paths), config, force_exclude)
+    skipped: list[str] = []
+    files = filter_excluded(discover(list(paths), skipped), list(paths), config, force_exclude)
+    for line in skipped:  # symlink loops, pipes, devices: named, never opened
+        ui.problem(line)
     with ui.progress(len(files)) as tick:
         return files, run(files, job, jobs, tick)
 

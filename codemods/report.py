@@ -76,8 +76,7 @@ def _kernel_lines(k: KernelReport, indent: str) -> list[str]:
 def report_paths(paths, api) -> tuple[list[FileReport], list[str]]:
     """Reports of every file, and `path:line:col: message` for each that could not be read."""
     from .engine import SourceError, parse
-    from .runner import display_path
-    from .sources import FileProblem, read_text
+    from .sources import FileProblem, display_path, read_text
 
     reports, errors = [], []
     for path in paths:

@@ -44,6 +44,9 @@ class Rule:
     unchanged: tuple[str, ...]
     path: Path
     phase: int = 1  # 0: restructures kernel regions, before the type-directed rules plan
+    what: str = ""  # what it does, in one line of Markdown (the README's table, `rules ID`)
+    idioms: tuple[int, ...] = ()  # the sections of pypto-migration-idioms.md it carries out
+    requires: tuple[str, ...] = ()  # rules whose edits its own edits rely on (names they define)
 
     def describe(self) -> str:
         return f"{self.id} {self.name}"
@@ -156,6 +159,12 @@ def load_rule(path: Path) -> Rule:
     unchanged = tuple(_require(ex, "code", path) for ex in data.get("unchanged", []))
     if not examples:
         raise RuleFileError(f"{path}: a rule needs at least one [[example]]")
+    requires = data.get("requires", [])
+    if not isinstance(requires, list) or not all(isinstance(r, str) and _ID.match(r) for r in requires):
+        raise RuleFileError(f"{path}: 'requires' must be a list of rule ids")
+    idioms = data.get("idioms", [])
+    if not isinstance(idioms, list) or not all(isinstance(i, int) for i in idioms):
+        raise RuleFileError(f"{path}: 'idioms' must be a list of section numbers")
     return Rule(
         id=rule_id,
         name=name,
@@ -168,6 +177,9 @@ def load_rule(path: Path) -> Rule:
         unchanged=unchanged,
         path=path,
         phase=int(data.get("phase", 1)),
+        what=str(data.get("what", "")),
+        idioms=tuple(idioms),
+        requires=tuple(requires),
     )
 
 
@@ -184,6 +196,10 @@ def load_rules(rules_dir: Path | None = None) -> tuple[Rule, ...]:
             if key in seen:
                 raise RuleFileError(f"{rule.path}: '{key}' is already used by {seen[key]}")
             seen[key] = rule.path
+    for rule in rules:
+        for need in rule.requires:
+            if need not in seen:
+                raise RuleFileError(f"{rule.path}: requires unknown rule {need}")
     return rules
 
 
@@ -219,19 +235,53 @@ def load_api(rules_dir: Path | None = None) -> ApiTable:
     )
 
 
+@dataclass(frozen=True)
+class Selection:
+    rules: tuple[Rule, ...]
+    notes: tuple[str, ...] = ()  # what the rules' `requires` added or left out, and why
+
+
 def select_rules(
     rules: tuple[Rule, ...], select: list[str] | None, ignore: list[str] | None
 ) -> tuple[Rule, ...]:
-    """Pick rules by id or name; unknown names raise ValueError listing the known ones."""
-    by_key = {r.id: r for r in rules} | {r.name: r for r in rules}
+    return choose_rules(rules, select, ignore).rules
+
+
+def choose_rules(rules: tuple[Rule, ...], select: list[str] | None, ignore: list[str] | None) -> Selection:
+    """Pick rules by id or name (any case); unknown names raise ValueError listing the known ones.
+
+    A chosen rule brings the rules it requires along; a rule whose requirement is ignored is
+    left out too, since its edits would name what nothing defines. Each such step is a note.
+    """
+    by_key = {r.id.lower(): r for r in rules} | {r.name: r for r in rules}
 
     def resolve(keys: list[str]) -> set[str]:
-        unknown = [k for k in keys if k not in by_key]
+        unknown = [k for k in keys if k.lower() not in by_key]
         if unknown:
             known = ", ".join(f"{r.id} ({r.name})" for r in rules)
             raise ValueError(f"unknown rule {', '.join(unknown)}; known rules: {known}")
-        return {by_key[k].id for k in keys}
+        return {by_key[k.lower()].id for k in keys}
 
-    chosen = resolve(select) if select else {r.id for r in rules}
-    chosen -= resolve(ignore or [])
-    return tuple(r for r in rules if r.id in chosen)
+    named = {r.id: r for r in rules}
+    chosen = resolve(select) if select else set(named)
+    excluded = resolve(ignore or [])
+    chosen -= excluded
+    notes: list[str] = []
+    changed = True
+    while changed:  # excluded only grows and nothing excluded comes back: this ends
+        changed = False
+        for rule in rules:
+            if rule.id not in chosen:
+                continue
+            for need in rule.requires:
+                if need in excluded:
+                    chosen.discard(rule.id)
+                    excluded.add(rule.id)
+                    notes.append(f"{rule.describe()} is left out too: it relies on {named[need].describe()}, which is not selected")
+                    changed = True
+                    break
+                if need not in chosen:
+                    chosen.add(need)
+                    notes.append(f"{named[need].describe()} comes along: {rule.describe()} relies on it")
+                    changed = True
+    return Selection(tuple(r for r in rules if r.id in chosen), tuple(notes))

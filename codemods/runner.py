@@ -7,7 +7,6 @@ data so that it crosses process boundaries and the report is built in one place.
 
 from __future__ import annotations
 
-import os
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
@@ -19,7 +18,7 @@ from .engine import Edit, SourceError, migrate
 from .compiler import CompilerUnavailable, unavailable_message
 from .findings import Finding
 from .rulebook import load_api, load_rules
-from .sources import FileProblem, read_text, write_atomic
+from .sources import FileProblem, display_path, read_text, write_atomic
 
 LEFTOVER_ID = "API"  # findings about removed API that no rule rewrote
 
@@ -64,11 +63,6 @@ class Job:
     size_defaults: dict[str, str] = field(default_factory=dict)  # [tool.pypto-migrate] set: under the file's own
 
 
-def display_path(path: Path) -> str:
-    rel = os.path.relpath(path)
-    return Path(rel).as_posix() if not rel.startswith("..") else path.resolve().as_posix()
-
-
 def _where(display: str, line: int | None, column: int | None) -> str:
     if line is None:
         return display
@@ -97,6 +91,8 @@ def process(path: Path, job: Job, text: str | None = None, display: str | None =
         outcome.edits = sorted(result.edits, key=lambda e: (e.line, e.column))
         outcome.findings, outcome.reviewed = result.findings, result.reviewed
         outcome.kernels, outcome.over_budget = result.kernels, result.over_budget
+        if result.changed and _narrowed(job):
+            _refuse_introduced(outcome, text, result.output, job)
         outcome.diff = unified_diff(text, result.output, outcome.display)
         if job.verify is not None and result.changed:
             _verify(outcome, text, result.output, job)
@@ -122,6 +118,23 @@ def process(path: Path, job: Job, text: str | None = None, display: str | None =
         outcome.output = text if stdin else None
     outcome.seconds = time.perf_counter() - started
     return outcome
+
+
+def _narrowed(job: Job) -> bool:
+    return set(job.rule_ids) != {r.id for r in load_rules(job.rules_dir)}
+
+
+def _refuse_introduced(outcome: Outcome, text: str, output: str, job: Job) -> None:
+    """Narrowed rules never write unchecked output: errors their edits introduce refuse the file."""
+    from .introduced import introduced_errors
+
+    introduced = introduced_errors(text, output, load_api(job.rules_dir))
+    if introduced:
+        outcome.findings = introduced
+        raise FileProblem(
+            f"not migrated: with the selected rules the result would have {_count(len(introduced), 'new error')} "
+            "against the target API (below); select the rules they need, or run all rules"
+        )
 
 
 def _verify(outcome: Outcome, text: str, output: str, job: Job) -> None:
@@ -218,7 +231,7 @@ def summarize(outcomes: list[Outcome]) -> Summary:
     return Summary(
         files_changed=sum(o.changed for o in outcomes),
         edits=sum(len(o.edits) for o in outcomes),
-        review=sum(len(o.findings) for o in outcomes),
+        review=sum(len(o.findings) for o in outcomes if not o.error),  # a file not processed is an error, not a review
         errors=sum(o.error is not None for o in outcomes),
         per_rule=per_rule,
         files_per_rule=files_per_rule,

@@ -3,10 +3,13 @@
 Text is decoded strictly as UTF-8 with newlines untouched (CRLF stays CRLF) and a BOM kept
 as the first character, so that output == input wherever no rule fired. Writes are atomic:
 a temporary file in the same folder, fsync, then rename over the original, keeping its mode.
+A symlink is written through: its target is replaced and the link stays, as Black and Ruff
+do. Only regular files are read: a named pipe would block a read forever.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import tempfile
@@ -19,11 +22,53 @@ class FileProblem(Exception):
         self.message, self.line, self.column = message, line, column
 
 
+def display_path(path: Path) -> str:
+    """How a file is named to the user: relative to the current folder when under it."""
+    rel = os.path.relpath(path)
+    return Path(rel).as_posix() if not rel.startswith("..") else Path(os.path.abspath(path)).as_posix()
+
+
+def not_regular(path: Path) -> str | None:
+    """Why `path` is no file to process (a symlink loop, a FIFO, a device), or None."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        return _os_reason(path, exc)
+    return None if stat.S_ISREG(mode) else _kind(mode)
+
+
+def _kind(mode: int) -> str:
+    for test, what in ((stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
+        if test(mode):
+            return f"not a regular file ({what})"
+    return "not a regular file"
+
+
+def _os_reason(path: Path, exc: OSError) -> str:
+    if exc.errno == errno.ELOOP:
+        return "symlink loop"
+    if exc.errno == errno.ENOENT and os.path.islink(path):
+        return "broken symlink"
+    return (exc.strerror or str(exc)).lower()
+
+
 def read_text(path: Path) -> str:
     try:
-        data = path.read_bytes()
+        # O_NONBLOCK: opening a named pipe must not wait for a writer; fstat then refuses it.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise FileProblem(f"cannot read: {_os_reason(path, exc)}") from exc
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise FileProblem(f"cannot read: {_kind(mode)}")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read()
     except OSError as exc:
         raise FileProblem(f"cannot read: {exc.strerror or exc}") from exc
+    finally:
+        os.close(fd)
     return decode(data)
 
 
@@ -37,13 +82,23 @@ def decode(data: bytes) -> str:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Replace `path` with `text`; on any failure the original is left as it was."""
-    info = path.stat()
+    """Replace `path` (its target, for a symlink) with `text`; on any failure it is left as it was."""
+    try:
+        path = Path(os.path.realpath(path, strict=True))
+        info = path.stat()
+    except OSError as exc:
+        raise FileProblem(f"cannot write: {_os_reason(path, exc)}") from exc
     if not os.access(path, os.W_OK):
         # The OS decides, as for Black, Ruff or `sed -i`: a user who may not write the file is
         # refused. A replace by rename would get past the file's own mode, so ask first.
         raise FileProblem("file is read-only; not written")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".pypto-migrate", dir=path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".pypto-migrate", dir=path.parent)
+    except OSError as exc:
+        # The rename needs a new entry in the folder: a read-only folder refuses it.
+        reason = "permission denied: its folder is read-only to this user" if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS) \
+            else (exc.strerror or str(exc)).lower()
+        raise FileProblem(f"cannot write: {reason}; left as it was") from exc
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(text.encode("utf-8"))

@@ -32,3 +32,14 @@ def run_rules(rules, api):
         return migrate(text, chosen, api, known)
 
     return apply
+
+
+def pypto(*args, cwd, env=None, **kwargs):
+    """The tool as a user runs it: a real process, `python -m codemods`, text output."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    return subprocess.run([sys.executable, "-m", "codemods", *map(str, args)], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300, **kwargs)

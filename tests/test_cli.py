@@ -121,7 +121,7 @@ def test_rules_listing_and_documentation():
     assert listing.exit_code == 0
     assert "PTO001" in listing.stdout and "view-to-slice" in listing.stdout and "safe" in listing.stdout
     doc = invoke("rules", "PTO001")
-    assert "Why:" in doc.stdout and "pl.slice(hidden_states" in doc.stdout
+    assert "## Why" in doc.stdout and "pl.slice(hidden_states" in doc.stdout
     assert invoke("rules", "view-to-slice").stdout == doc.stdout
     assert invoke("rules", "PTO404").exit_code == 2
 
