@@ -139,7 +139,7 @@ def test_a_read_only_folder_is_a_plain_error(stranger_dir):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     result = subprocess.run([*_as_nobody(), sys.executable, "-m", "codemods", "run", "--write", "ro", "ok"],
                             cwd=stranger_dir, env=env, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 1
-    assert "ro/k.py: cannot write: permission denied: its folder is read-only to this user; left as it was" in result.stderr
+    assert result.returncode == 2  # could not process a file
+    assert "ro/k.py:1:1: error: cannot write: permission denied: its folder is read-only to this user; left as it was" in result.stderr
     assert "internal error" not in result.stderr
     assert (ro / "k.py").read_text() == KERNEL and (stranger_dir / "ok" / "k.py").read_text() == MIGRATED
