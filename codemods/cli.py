@@ -194,7 +194,7 @@ def run_command(paths, write, diff_file, verify, interactive, stage, sets, input
     rules = _load(select, ignore)
     settings = _settings(sets, inputs) if verify else None
     job = Job(tuple(r.id for r in rules), write=write and not interactive, strict=not (select or ignore), verify=settings,
-              compile=None if interactive else stage, compile_sets=_settings(sets, inputs).sets)
+              compile=None if interactive else stage, compile_sets=_settings(sets, inputs).sets if stage or sets or inputs else {})
     files = discover(list(paths))
     outcomes = run(files, job, jobs)
     if interactive:
