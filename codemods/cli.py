@@ -123,6 +123,29 @@ size_options = [
 ]
 
 
+def _size(ctx, param, value):
+    from .sources import parse_size
+
+    try:
+        return parse_size(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc))
+
+
+def _cache_dir(no_cache: bool):
+    from .cache import default_dir
+
+    return None if no_cache else default_dir()
+
+
+# Speed and memory: results kept between runs, and a bound on what one file may cost.
+run_options = [
+    click.option("--no-cache", is_flag=True, help="Neither read nor keep results in .pypto-migrate-cache/."),
+    click.option("--max-file-size", default="2MB", show_default=True, metavar="SIZE", callback=_size,
+                 help="Report and skip bigger files (0: no limit); a migration takes about 1 GB of memory per MB."),
+]
+
+
 paths_argument = click.argument(
     "paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path)
 )
@@ -185,7 +208,9 @@ def main() -> None:
 @compile_option
 @_with(size_options)
 @_with(selection)
-def run_command(paths, write, diff_file, verify, interactive, stage, sets, inputs, select, ignore, jobs) -> None:
+@_with(run_options)
+def run_command(paths, write, diff_file, verify, interactive, stage, sets, inputs, select, ignore, jobs, no_cache,
+                max_file_size) -> None:
     """Migrate PATH... : print a unified diff (dry run) or, with --write, apply it.
 
     With --compile, a file the compiler rejects is not written, unless every rejection is on a
@@ -194,7 +219,8 @@ def run_command(paths, write, diff_file, verify, interactive, stage, sets, input
     rules = _load(select, ignore)
     settings = _settings(sets, inputs) if verify else None
     job = Job(tuple(r.id for r in rules), write=write and not interactive, strict=not (select or ignore), verify=settings,
-              compile=None if interactive else stage, compile_sets=_settings(sets, inputs).sets if stage or sets or inputs else {})
+              compile=None if interactive else stage, compile_sets=_settings(sets, inputs).sets if stage or sets or inputs else {},
+              max_file_size=max_file_size, cache_dir=_cache_dir(no_cache))
     files = discover(list(paths))
     outcomes = run(files, job, jobs)
     if interactive:
@@ -223,11 +249,14 @@ def run_command(paths, write, diff_file, verify, interactive, stage, sets, input
 @optional_paths
 @compile_option
 @_with(selection)
-def check_command(paths, stage, select, ignore, jobs) -> None:
+@_with(run_options)
+def check_command(paths, stage, select, ignore, jobs, no_cache, max_file_size) -> None:
     """Exit 1 if any file would change or needs a person (for CI); writes nothing."""
     stage, paths = _compile_stage(stage, paths)
     rules = _load(select, ignore)
-    outcomes = run(discover(list(paths)), Job(tuple(r.id for r in rules), strict=not (select or ignore), compile=stage), jobs)
+    job = Job(tuple(r.id for r in rules), strict=not (select or ignore), compile=stage, max_file_size=max_file_size,
+              cache_dir=_cache_dir(no_cache))
+    outcomes = run(discover(list(paths)), job, jobs)
     err = _console()
     for o in outcomes:
         if o.changed:
@@ -283,6 +312,24 @@ def verify_command(original, migrated, sets, inputs, seed, poison) -> None:
     verdict = verify(texts[0], texts[1], _settings(sets, inputs, seed, poison), load_api())
     _stdout(verdict.message + "\n")
     sys.exit(verdict.code)
+
+
+@main.group("cache")
+def cache_group() -> None:
+    """The results kept between runs (.pypto-migrate-cache/ at the project root)."""
+
+
+@cache_group.command("clean")
+def cache_clean_command() -> None:
+    """Remove the cache of the project around the current folder."""
+    from .cache import clean, default_dir
+
+    folder = default_dir()
+    try:
+        removed = clean(folder)
+    except OSError as exc:
+        raise click.ClickException(str(exc))
+    click.echo(f"removed {folder}" if removed else f"no cache at {folder}", err=True)
 
 
 @main.command("rules")

@@ -12,12 +12,12 @@ from __future__ import annotations
 import io
 import re
 import tokenize
-from dataclasses import dataclass
 
 import libcst as cst
 
 from .kernels import OpIndex
 from .positions import starts
+from .results import Finding
 from .rulebook import ApiTable
 from .syntax import code
 
@@ -27,17 +27,6 @@ MARKER = re.compile(
 )
 
 
-
-
-@dataclass(frozen=True)
-class Finding:
-    """Something a person must look at, positioned in the migrated text (1-based)."""
-
-    rule: str
-    line: int
-    column: int
-    message: str
-    level: str = "review"  # review | error
 
 
 def scan(

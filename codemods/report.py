@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from .capacity import Usage, kb, region_usage
+from .memo import per_file
 from .positions import starts
 from .syntax import code, walk
 from .planner import Planner
@@ -93,6 +94,11 @@ def report_paths(paths, api) -> tuple[list[FileReport], list[str]]:
 
 
 def report_module(module: cst.Module, path: str, api) -> FileReport:
+    with per_file():
+        return _report_module(module, path, api)
+
+
+def _report_module(module: cst.Module, path: str, api) -> FileReport:
     planner = Planner(module, api)
     plan = planner.run()
     lines = {key: line for key, (line, _) in starts(

@@ -20,10 +20,47 @@ class FileProblem(Exception):
 
 
 def read_text(path: Path) -> str:
+    return decode(read_bytes(path))
+
+
+def read_bytes(path: Path, limit: int = 0) -> bytes:
+    """The file's bytes; a file over `limit` bytes (0: no limit) is refused before it is read."""
     try:
-        data = path.read_bytes()
+        if limit:
+            size = path.stat().st_size
+            if size > limit:
+                raise FileProblem(
+                    f"{size_text(size)}, over the size limit of {size_text(limit)}; skipped, left as it was "
+                    "(--max-file-size raises the limit; migrating takes about 1 GB of memory per MB of source)"
+                )
+        return path.read_bytes()
     except OSError as exc:
         raise FileProblem(f"cannot read: {exc.strerror or exc}") from exc
+
+
+def parse_size(text: str) -> int:
+    """`2MB`, `500kB`, `3M`, `1048576`: a size in bytes (decimal units; 0 means no limit)."""
+    number = text.strip().upper().removesuffix("B").strip()
+    factor = {"K": 1_000, "M": 1_000_000, "G": 1_000_000_000}.get(number[-1:], 1)
+    if factor > 1:
+        number = number[:-1]
+    try:
+        value = float(number)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a size (write e.g. 2MB, 500kB, 0 for no limit)") from None
+    if value < 0:
+        raise ValueError(f"{text!r}: a size cannot be negative")
+    return int(value * factor)
+
+
+def size_text(size: int) -> str:
+    for unit, factor in (("MB", 1_000_000), ("kB", 1_000)):
+        if size >= factor:
+            return f"{size / factor:.1f} {unit}".replace(".0 ", " ")
+    return f"{size} bytes"
+
+
+def decode(data: bytes) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -54,9 +54,17 @@ class WrapIncore:
             env = {n: c.value for n, c in kf.constants.items()}
             self.kernels = {r.node for r, _ in find_regions(kf.node, self.ops, env)}
             self.facts: dict[cst.CSTNode, tuple[bool, frozenset[str]]] = {}  # of this function's kernels
-            self.live = Liveness(statements(kf.node))
+            self.function, self._live = kf.node, None
             self._scan(kf.node, under_auto=False)
         self.facts = {}
+
+    @property
+    def live(self) -> Liveness:
+        """The function's liveness, computed when a block first grows backward (most functions
+        have no tile code outside their kernels, and need none)."""
+        if self._live is None:
+            self._live = Liveness(statements(self.function))
+        return self._live
 
     # -- where to look ---------------------------------------------------------------------
     def _scan(self, owner, under_auto: bool) -> None:
