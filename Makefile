@@ -29,7 +29,7 @@ test: install
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 bench: install
-	$(BIN)/python benchmarks/bench_migrate.py
+	$(BIN)/python benchmarks/bench_migrate.py $(ARGS)
 
 real: install
 	$(BIN)/python benchmarks/real_corpus.py $(ARGS)

@@ -1,59 +1,205 @@
-"""Speed and memory of a migration, printed as figures (never asserted in a test).
+"""pypto-migrate beside LibCST's own floor: whole processes, medians of paired runs, peak memory.
 
-  python benchmarks/bench_migrate.py            # each DeepSeek fixture, then a tree of copies
+  python benchmarks/bench_migrate.py            # everything (about 15 minutes on 2 cores)
+  python benchmarks/bench_migrate.py --quick    # fewer runs, sizes up to 1 MB only
+
+Printed as a markdown table (the README's). Each row runs two commands as separate
+processes, alternately (A B A B ...), so that load from elsewhere falls on both alike; the
+figures are the medians of the runs, the ratio is A's median over B's. Peak memory is the
+largest sum of resident memory of the process and its workers, sampled every 20 ms.
+
+- DeepSeek: `pypto-migrate run` (dry run, no cache) on the four DeepSeek v3.2 kernels, against
+  a script that parses and prints the same files with LibCST.
+- Tree: `pypto-migrate check --jobs J` on ~500 files, cold (empty cache) and warm (unchanged
+  tree), against `python -m libcst.tool codemod -j J` running a rename-only codemod (written
+  by this script into the temporary folder) in dry-run mode (-u) over the same tree.
+- Sizes: `pypto-migrate run` on one generated kernel file of 0.5 to 5 MB, against LibCST's
+  parse of the same file (its own peak memory is the floor any LibCST tool starts from).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
-import resource
-import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
+import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from corpus import build_tree, deepseek_files, kernel_file  # noqa: E402
+
+PY = sys.executable
+TOOL = [PY, "-m", "codemods"]
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from codemods.engine import migrate  # noqa: E402
-from codemods.rulebook import load_api, load_rules  # noqa: E402
-from codemods.runner import LEFTOVER_ID, Job, run  # noqa: E402
-
-
-def per_file() -> None:
-    rules, api = load_rules(), load_api()
-    known = frozenset(r.id for r in rules) | {LEFTOVER_ID}
-    print("per fixture (all rules and the strict re-check, median of 7 runs):")
-    for path in sorted((ROOT / "fixtures" / "before").glob("deepseek_v3_2_*.py")):
-        text = path.read_text()
-        times = []
-        for _ in range(7):
-            start = time.perf_counter()
-            result = migrate(text, rules, api, known, strict=True)
-            times.append(time.perf_counter() - start)
-        lines = text.count("\n")
-        print(f"  {path.name:36} {lines:4} lines  {len(result.edits):4} edits  {statistics.median(times) * 1000:7.1f} ms")
+PARSE_PRINT = """
+import sys, libcst
+for path in sys.argv[1:]:
+    text = open(path, encoding="utf-8").read()
+    assert libcst.parse_module(text).code == text
+"""
+PARSE_ONLY = """
+import sys, libcst
+libcst.parse_module(open(sys.argv[1], encoding="utf-8").read())
+"""
+RENAME_CODEMOD = '''
+import libcst as cst
+from libcst.codemod import VisitorBasedCodemodCommand
 
 
-def tree(copies: int = 12) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        for i in range(copies):
-            shutil.copytree(ROOT / "fixtures" / "before", Path(tmp) / f"m{i:03}")
-        files = sorted(Path(tmp).rglob("*.py"))
-        ids = tuple(r.id for r in load_rules())
-        for jobs in (1, os.cpu_count() or 1):
-            start = time.perf_counter()
-            outcomes = run(files, Job(ids), jobs)
-            took = time.perf_counter() - start
-            lines = sum(f.read_text().count("\n") for f in files)
-            print(f"tree of {len(files)} files, {lines} lines, --jobs {jobs}: {took:.2f} s "
-                  f"({lines / took:,.0f} lines/s), {sum(len(o.edits) for o in outcomes)} edits")
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"peak resident memory of this process: {peak:.0f} MiB")
+class RenameCommand(VisitorBasedCodemodCommand):
+    DESCRIPTION = "pl.view -> pl.slice: a rename and nothing else"
+
+    def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.Attribute:
+        if updated_node.attr.value == "view":
+            return updated_node.with_changes(attr=cst.Name("slice"))
+        return updated_node
+'''
+
+
+@dataclass
+class Sample:
+    seconds: float
+    peak_mb: float
+
+
+@dataclass
+class Runs:
+    samples: list[Sample] = field(default_factory=list)
+
+    @property
+    def time(self) -> float:
+        return statistics.median(s.seconds for s in self.samples)
+
+    @property
+    def memory(self) -> float:
+        return statistics.median(s.peak_mb for s in self.samples)
+
+
+def _tree_rss_mb(root: int) -> float:
+    """Resident memory of a process and all its descendants, in MB."""
+    children: dict[int, list[int]] = {}
+    rss: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            ppid, pages = int(fields[1]), int(fields[21])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+        rss[int(entry)] = pages
+    total, stack = 0, [root]
+    while stack:
+        pid = stack.pop()
+        total += rss.get(pid, 0)
+        stack.extend(children.get(pid, ()))
+    return total * os.sysconf("SC_PAGE_SIZE") / 1e6
+
+
+def measure(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> Sample:
+    peak = [0.0]
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def sample() -> None:
+        while proc.poll() is None:
+            peak[0] = max(peak[0], _tree_rss_mb(proc.pid))
+            time.sleep(0.02)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    proc.wait()
+    seconds = time.perf_counter() - start
+    sampler.join()
+    return Sample(seconds, peak[0])
+
+
+def paired(a: list[str], b: list[str], cwd: Path, repeat: int, env=None) -> tuple[Runs, Runs]:
+    ra, rb = Runs(), Runs()
+    for _ in range(repeat):
+        ra.samples.append(measure(a, cwd, env))
+        rb.samples.append(measure(b, cwd, env))
+    return ra, rb
+
+
+def row(what: str, ours: Runs, theirs: Runs, their_name: str) -> str:
+    return (f"| {what} | {ours.time:.2f} s | {theirs.time:.2f} s ({their_name}) | {ours.time / theirs.time:.2f}x "
+            f"| {ours.memory:.0f} MB | {theirs.memory:.0f} MB |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeat", type=int, default=5, help="runs per measurement (medians of these)")
+    parser.add_argument("--jobs", type=int, default=2, help="--jobs of the tree runs (both tools)")
+    parser.add_argument("--sizes", default="0.5,1,2,5", help="generated kernel sizes in MB")
+    parser.add_argument("--size-repeat", type=int, default=1, help="runs per generated size")
+    parser.add_argument("--quick", action="store_true", help="--repeat 3 --sizes 0.5,1")
+    args = parser.parse_args()
+    if args.quick:
+        args.repeat, args.sizes = 3, "0.5,1"
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    lines = [
+        f"Machine: {os.cpu_count()} cores; medians of {args.repeat} paired runs (sizes: {args.size_repeat}); "
+        "whole processes, Python start-up included.",
+        "",
+        "| measurement | pypto-migrate | LibCST | ratio | memory (ours) | memory (LibCST) |",
+        "|---|---|---|---|---|---|",
+    ]
+    with tempfile.TemporaryDirectory(prefix="pypto-bench-") as tmp_name:
+        tmp = Path(tmp_name)
+        (tmp / "parse_print.py").write_text(PARSE_PRINT)
+        (tmp / "parse_only.py").write_text(PARSE_ONLY)
+        (tmp / "bench_codemod.py").write_text(RENAME_CODEMOD)
+        cache = tmp / "cache"
+        env["PYPTO_MIGRATE_CACHE_DIR"] = str(cache)
+
+        files = [str(p) for p in deepseek_files()]
+        ours, theirs = paired([*TOOL, "run", "--no-cache", "--jobs", "1", *files], [PY, str(tmp / "parse_print.py"), *files],
+                              tmp, args.repeat, env)
+        lines.append(row(f"`run`, {len(files)} DeepSeek files", ours, theirs, "parse+print"))
+
+        tree = tmp / "tree"
+        counts = build_tree(tree)
+        print(f"tree: {sum(counts.values())} files ({', '.join(f'{v} {k}' for k, v in counts.items())})", file=sys.stderr)
+        jobs = str(args.jobs)
+        check = [*TOOL, "check", "--jobs", jobs, "."]
+        # --unified-diff: a dry run, as `check` is (its context must not be 0, which LibCST reads as "write").
+        codemod = [PY, "-m", "libcst.tool", "codemod", "-x", f"--jobs={jobs}", "--unified-diff=3", "--no-format", "--hide-progress",
+                   "--hide-generated-warnings", "--hide-blacklisted-warnings", "bench_codemod.RenameCommand", "."]
+        codemod_env = dict(env, PYTHONPATH=str(tmp) + os.pathsep + env["PYTHONPATH"])
+
+        def clean_cache() -> None:
+            subprocess.run([*TOOL, "cache", "clean"], cwd=tree, env=env, capture_output=True)
+
+        cold, lib = Runs(), Runs()
+        warm = Runs()
+        for _ in range(args.repeat):
+            clean_cache()
+            cold.samples.append(measure(check, tree, env))
+            warm.samples.append(measure(check, tree, env))
+            lib.samples.append(measure(codemod, tree, codemod_env))
+        lines.append(row(f"`check --jobs {jobs}`, cold, {sum(counts.values())} files", cold, lib, "codemod rename"))
+        lines.append(row(f"`check --jobs {jobs}`, warm (unchanged tree)", warm, lib, "codemod rename"))
+        lines.append(f"| warm against cold | {warm.time:.2f} s | {cold.time:.2f} s (cold) | {cold.time / warm.time:.1f}x faster | | |")
+
+        for mb in (float(s) for s in args.sizes.split(",")):
+            path = tmp / f"kernel_{mb}MB.py"
+            path.write_text(kernel_file(int(mb * 1_000_000)), encoding="utf-8")
+            ours, theirs = paired([*TOOL, "run", "--no-cache", "--max-file-size", "0", "--jobs", "1", str(path)],
+                                  [PY, str(tmp / "parse_only.py"), str(path)], tmp, args.size_repeat, env)
+            lines.append(row(f"`run`, generated kernel of {mb:g} MB", ours, theirs, "parse"))
+            print(f"  {mb:g} MB done", file=sys.stderr)
+    print("\n".join(lines))
 
 
 if __name__ == "__main__":
-    per_file()
-    tree()
+    main()

@@ -11,10 +11,9 @@ expression is not seen; kernels do not bind names that way.
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
 import libcst as cst
 
+from .memo import cached
 from .syntax import code, statements
 
 NOT_MODULE = ""  # a binding that is not an import of interest
@@ -98,32 +97,9 @@ def _bind_statements(body, names: dict[str, set[str]], globals_: set[str]) -> No
 
 
 
-class IdentityCache:
-    """A small LRU cache keyed by object identity. CST nodes are immutable but take no weak
-    references; the cache holds the key itself, so a recycled id can never be mistaken."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.items: OrderedDict[int, tuple[object, object]] = OrderedDict()
-
-    def get(self, key, make):
-        hit = self.items.get(id(key))
-        if hit is not None and hit[0] is key:
-            self.items.move_to_end(id(key))
-            return hit[1]
-        value = make(key)
-        self.items[id(key)] = (key, value)
-        if len(self.items) > self.size:
-            self.items.popitem(last=False)
-        return value
-
-
-_SCOPES = IdentityCache(512)
-
-
 def scope_of(node: cst.Module | cst.FunctionDef | cst.Lambda | cst.ClassDef) -> dict[str, set[str]]:
-    """The names bound directly in a scope; trees are immutable, so each is computed once."""
-    return _SCOPES.get(node, _collect)
+    """The names bound directly in a scope; trees are immutable, so each is computed once per file."""
+    return cached("scope", node, _collect)
 
 
 def _collect(node) -> dict[str, set[str]]:

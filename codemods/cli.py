@@ -96,6 +96,29 @@ size_options = [
 ]
 
 
+def _size(ctx, param, value):
+    from .sources import parse_size
+
+    try:
+        return parse_size(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc))
+
+
+def _cache_dir(no_cache: bool):
+    from .cache import default_dir
+
+    return None if no_cache else default_dir()
+
+
+# Speed and memory: results kept between runs, and a bound on what one file may cost.
+run_options = [
+    click.option("--no-cache", is_flag=True, help="Neither read nor keep results in .pypto-migrate-cache/."),
+    click.option("--max-file-size", default="2MB", show_default=True, metavar="SIZE", callback=_size,
+                 help="Report and skip bigger files (0: no limit); a migration takes about 1 GB of memory per MB."),
+]
+
+
 class _Existing(click.Path):
     """An existing path; a symlink loop or a broken link too, which discovery skips with the reason."""
 
@@ -201,8 +224,9 @@ def _prepare(paths, select, ignore, sets, inputs, stdin_filename, verify=False):
 @_with(size_options)
 @_with(selection)
 @_with(output_options)
+@_with(run_options)
 def run_command(paths, write, diff_file, verify, interactive, stage, sets, inputs, select, ignore, jobs,
-                fmt, exit_zero, quiet, verbose, color, stdin_filename, force_exclude) -> None:
+                fmt, exit_zero, quiet, verbose, color, stdin_filename, force_exclude, no_cache, max_file_size) -> None:
     """Migrate PATH... : print a unified diff (dry run) or, with --write, apply it. PATH `-` reads stdin.
 
     With --compile, a file the compiler rejects is not written, unless every rejection is on a
@@ -217,7 +241,8 @@ def run_command(paths, write, diff_file, verify, interactive, stage, sets, input
         raise click.UsageError("with `-`, --write prints the migrated source: use --format text; --interactive needs files")
     ui = Ui.make(quiet, verbose, color)
     job = Job(tuple(r.id for r in rules), write=write and not interactive, strict=not narrowed, verify=settings,
-              compile=None if interactive else stage, compile_sets=_settings(sets, inputs).sets, size_defaults=config.sets)
+              compile=None if interactive else stage, compile_sets=_settings(sets, inputs).sets if stage or sets or inputs else {}, size_defaults=config.sets,
+              max_file_size=max_file_size, cache_dir=_cache_dir(no_cache))
     diff_out = _diff_file(diff_file, paths) if diff_file is not None else None  # before anything is written
     files, outcomes = migrate_all(paths, job, jobs, config, force_exclude, ui, stdin_filename)
     if diff_out is not None:
@@ -237,7 +262,9 @@ def run_command(paths, write, diff_file, verify, interactive, stage, sets, input
 @compile_option
 @_with(selection)
 @_with(output_options)
-def check_command(paths, stage, select, ignore, jobs, fmt, exit_zero, quiet, verbose, color, stdin_filename, force_exclude) -> None:
+@_with(run_options)
+def check_command(paths, stage, select, ignore, jobs, fmt, exit_zero, quiet, verbose, color, stdin_filename, force_exclude,
+                  no_cache, max_file_size) -> None:
     """Exit 1 if any file would change or needs a person (for CI); writes nothing. PATH `-` reads stdin."""
     from .formats import finish
     from .invocation import outcomes as migrate_all, reads_stdin
@@ -245,7 +272,8 @@ def check_command(paths, stage, select, ignore, jobs, fmt, exit_zero, quiet, ver
     stage, paths = _compile_stage(stage, paths)
     config, rules, narrowed, _ = _prepare(paths, select, ignore, (), (), stdin_filename)
     ui = Ui.make(quiet, verbose, color)
-    job = Job(tuple(r.id for r in rules), strict=not narrowed, compile=stage, size_defaults=config.sets)
+    job = Job(tuple(r.id for r in rules), strict=not narrowed, compile=stage, size_defaults=config.sets,
+              max_file_size=max_file_size, cache_dir=_cache_dir(no_cache))
     _, outcomes = migrate_all(paths, job, jobs, config, force_exclude, ui, stdin_filename)
     sys.exit(finish(ui, fmt, outcomes, rules, "check", exit_zero=exit_zero, stdin=reads_stdin(paths)))
 
@@ -310,6 +338,24 @@ def verify_command(original, migrated, sets, inputs, seed, poison) -> None:
     verdict = verify(texts[0], texts[1], _settings(sets, inputs, seed, poison, defaults=config), load_api())
     _stdout(verdict.message + "\n")
     sys.exit(verdict.code)
+
+
+@main.group("cache")
+def cache_group() -> None:
+    """The results kept between runs (.pypto-migrate-cache/ at the project root)."""
+
+
+@cache_group.command("clean")
+def cache_clean_command() -> None:
+    """Remove the cache of the project around the current folder."""
+    from .cache import clean, default_dir
+
+    folder = default_dir()
+    try:
+        removed = clean(folder)
+    except OSError as exc:
+        raise click.ClickException(str(exc))
+    click.echo(f"removed {folder}" if removed else f"no cache at {folder}", err=True)
 
 
 @main.command("rules")

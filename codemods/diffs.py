@@ -15,9 +15,18 @@ def lines_of(text: str) -> list[str]:
 
 
 def unified_diff(before: str, after: str, display_path: str, context: int = 3) -> str:
+    return with_header(diff_body(before, after, context), display_path)
+
+
+def with_header(body: str, display_path: str) -> str:
+    return f"--- a/{display_path}\n+++ b/{display_path}\n{body}" if body else ""
+
+
+def diff_body(before: str, after: str, context: int = 3) -> str:
+    """The hunks of the diff, without the header that names the file."""
     if before == after:
         return ""
-    out = [f"--- a/{display_path}\n", f"+++ b/{display_path}\n"]
+    out = []
     hunks = difflib.unified_diff(lines_of(before), lines_of(after), n=context, lineterm="\n")
     for i, line in enumerate(hunks):
         if i < 2:

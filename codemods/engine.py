@@ -7,68 +7,37 @@ re-parse -> findings read off the new text (`codemods.findings`).
 from __future__ import annotations
 
 import ast
+import gc
 import re
 import sys
-from dataclasses import dataclass, field
-from typing import Callable
+from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import lru_cache
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .diffs import restore_untouched
-from .findings import MARKER, Finding, scan, strict_findings
+from .findings import MARKER, scan
 from .kernels import OpIndex
+from .memo import forget, per_file
+from .positions import code_and_starts, starts
+from .results import Edit, EngineError, Finding, Result, SourceError  # noqa: F401  (their home before)
 from .rulebook import ApiTable, Rule
+from .traversal import content
 from .transforms import make_transform
 
 BOM = "\ufeff"
 
 
-@dataclass(frozen=True)
-class Edit:
-    rule: str
-    line: int
-    column: int
-    safety: str = ""
-    before: str = ""  # the code the rule replaced or removed; "" for an insertion
-    after: str = ""  # what it became or what was inserted; "" for a removal
-
-
-@dataclass
-class Result:
-    source: str
-    output: str
-    edits: list[Edit] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    reviewed: int = 0
-    kernels: int = 0  # kernel regions the plan looked at (0 when no type-directed rule ran)
-    over_budget: int = 0  # of those, buffer spaces over the 910B limits
-
-    @property
-    def changed(self) -> bool:
-        return self.output != self.source
-
-
-class SourceError(Exception):
-    """The input cannot be migrated (not valid Python); carries a 1-based position."""
-
-    def __init__(self, message: str, line: int = 1, column: int = 1) -> None:
-        super().__init__(message)
-        self.message, self.line, self.column = message, line, column
-
-
-class EngineError(SourceError):
-    """A rule produced output that does not parse: a bug in the rule, never the user's."""
-
-
 class Context:
     """What a rule sees of the file while the traversal runs."""
 
-    def __init__(self, module: cst.Module, api: ApiTable) -> None:
+    def __init__(self, module: cst.Module, api: ApiTable, text: str | None = None) -> None:
         self.api = api
         self.module = module
+        self.text = text  # the module's code, when known
         self.ops = OpIndex(module, api.module).ops
-        self._positions = None
         self._plan = None
         self.flags: list[tuple[Rule, cst.CSTNode, str]] = []
         self.node_flags: dict[cst.CSTNode, list[tuple[Rule, str]]] = {}
@@ -79,7 +48,7 @@ class Context:
         if self._plan is None:
             from .planner import plan_module  # only type-directed rules pay for it
 
-            self._plan = plan_module(self.module, self.api)
+            self._plan = plan_module(self.module, self.api, self.text)
         return self._plan
 
     def insert(self, rule: Rule, where: str, node: cst.CSTNode, code: str = "") -> None:
@@ -94,11 +63,9 @@ class Context:
         return self.ops.get(func)
 
     def position(self, node: cst.CSTNode) -> tuple[int, int]:
-        """1-based line and column of a node of the *input* tree, computed on first use."""
-        if self._positions is None:
-            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
-        pos = self._positions[node].start
-        return pos.line, pos.column + 1
+        """1-based line and column of a node of the *input* tree (a code generation pass: for
+        errors; the edits of a phase are placed together, see `migrate`)."""
+        return starts(self.module, [node])[id(node)]
 
     def flag(self, rule: Rule, node: cst.CSTNode, message: str) -> None:
         """Ask a person to decide at this node's statement; the engine writes the marker."""
@@ -109,20 +76,21 @@ Hook = Callable[[cst.CSTNode, cst.CSTNode, Context], cst.CSTNode | None]
 
 
 class _Dispatcher(cst.CSTTransformer):
-    def __init__(self, module: cst.Module, rules: tuple[Rule, ...], api: ApiTable) -> None:
+    def __init__(self, module: cst.Module, rules: tuple[Rule, ...], api: ApiTable, text: str | None = None) -> None:
         super().__init__()
-        self.ctx = Context(module, api)
+        self.ctx = Context(module, api, text)
         self.touched: list[tuple[Rule, cst.CSTNode]] = []
         self._texts: list[tuple[str, str]] = []  # before/after of each touched node, for reports
+        self.marked = False  # a review marker was written (a change that touches no node)
         self._orphans: list[list[cst.EmptyLine]] = []  # comments of removed statements, per open block
         self.leave: dict[str, list[tuple[Rule, Hook]]] = {}
         self.visit: dict[str, list[Callable[[cst.CSTNode, Context], None]]] = {}
-        for rule in rules:
-            transform = make_transform(rule, api)
+        transforms = [make_transform(rule, api) for rule in rules]
+        for rule, transform in zip(rules, transforms):
             begin = getattr(transform, "begin", None)
             if begin is not None:
                 begin(self.ctx)
-            for attr in dir(transform):
+            for attr in _hooks(type(transform)):
                 kind, _, node_type = attr.partition("_")
                 if not node_type[:1].isupper():
                     continue
@@ -130,13 +98,7 @@ class _Dispatcher(cst.CSTTransformer):
                     self.leave.setdefault(node_type, []).append((rule, getattr(transform, attr)))
                 elif kind == "visit" and node_type:
                     self.visit.setdefault(node_type, []).append(getattr(transform, attr))
-
-    @property
-    def edits(self) -> list[Edit]:
-        return [
-            Edit(rule.id, *self.ctx.position(node), rule.safety, before, after)
-            for (rule, node), (before, after) in zip(self.touched, self._texts)
-        ]
+        self.enter = self._subtrees_to_enter(module, transforms)
 
     def _touch(self, rule: Rule, node: cst.CSTNode, before: str, after: str) -> None:
         self.touched.append((rule, node))
@@ -154,12 +116,23 @@ class _Dispatcher(cst.CSTTransformer):
         except cst.CSTCodegenError:  # a node that prints only inside its parent: no text, never a failed file
             return ""
 
+    def _subtrees_to_enter(self, module: cst.Module, transforms: list) -> set[int] | None:
+        """The nodes below which some hook may act: the traversal skips every other subtree,
+        which LibCST then neither rebuilds nor calls back for (most of a file, trivia first).
+        A kind says where its hooks may act with `interest(ctx)`; without it, all is entered."""
+        if self.visit or not all(hasattr(t, "interest") for t in transforms):
+            return None
+        wanted = {id(n) for n in self.ctx.statement_edits} | {id(n) for n in self.ctx.node_flags}
+        for transform in transforms:
+            wanted.update(id(n) for n in transform.interest(self.ctx))
+        return _ancestors(module, wanted)
+
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, (cst.IndentedBlock, cst.Module)):
             self._orphans.append([])
         for hook in self.visit.get(type(node).__name__, ()):
             hook(node, self.ctx)
-        return True
+        return self.enter is None or id(node) in self.enter
 
     def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):  # type: ignore[override]
         for rule, hook in self.leave.get(type(original).__name__, ()):
@@ -178,7 +151,9 @@ class _Dispatcher(cst.CSTTransformer):
             flags += self.ctx.flags
             self.ctx.flags = []
             if flags:
-                updated = _with_markers(updated, flags)
+                marked = _with_markers(updated, flags)
+                if marked is not updated:
+                    updated, self.marked = marked, True
         edits = self.ctx.statement_edits.get(original)
         if edits:
             updated = self._apply_statement_edits(original, updated, edits)
@@ -238,6 +213,31 @@ class _Dispatcher(cst.CSTTransformer):
         return cst.FlattenSentinel([*before, *middle, *after])
 
 
+@lru_cache(maxsize=None)
+def _hooks(kind: type) -> tuple[str, ...]:
+    return tuple(attr for attr in dir(kind) if attr.startswith(("leave_", "visit_")))
+
+
+def _ancestors(module: cst.Module, wanted: set[int]) -> set[int]:
+    """The ids of the nodes that have a node of `wanted` strictly below them."""
+    found: set[int] = set()
+    if not wanted:
+        return found
+    path: list[int] = []
+    stack: list[tuple[cst.CSTNode, int]] = [(module, 0)]
+    while stack:
+        node, depth = stack.pop()
+        del path[depth:]
+        if id(node) in wanted:
+            for above in reversed(path):
+                if above in found:
+                    break  # marked before, and everything above it with it
+                found.add(above)
+        path.append(id(node))
+        stack.extend((child, depth + 1) for child in content(node))
+    return found
+
+
 def _statements(text: str) -> list[cst.BaseStatement]:
     return list(cst.parse_module(text + "\n").body)
 
@@ -284,6 +284,8 @@ def _with_markers(statement, flags) -> cst.CSTNode:
             continue
         present.add(rule.id)
         lines.append(cst.EmptyLine(comment=cst.Comment(f"# pypto-migrate: review {rule.id}: {message}")))
+    if len(lines) == len(statement.leading_lines):
+        return statement  # every rule already has its marker here
     return statement.with_changes(leading_lines=lines)
 
 
@@ -325,6 +327,26 @@ def migrate(
     With `strict`, the output is also checked against the target API by `codemods.strict`,
     which did not write it; what it finds is reported as errors at the output's lines.
     """
+    with per_file(), _cycle_collector_off():
+        return _migrate(text, rules, api, known_ids, strict)
+
+
+@contextmanager
+def _cycle_collector_off() -> Iterator[None]:
+    """A migration allocates millions of objects, and LibCST trees hold no reference cycles:
+    the cycle collector, started every few hundred allocations, spent a sixth of the time
+    (more on big files) finding nothing. It is off while one file is migrated; what cycles
+    that leaves are collected after, as usual."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
+
+
+def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: frozenset[str], strict: bool) -> Result:
     bom = BOM if text.startswith(BOM) else ""
     body = text[len(bom):]
     if api.module.split(".")[0] not in body:
@@ -332,38 +354,77 @@ def migrate(
         # no rule has anything to do. Still a file that is not Python is reported.
         check_python(body)
         return Result(text, text)
-    module = out_module = parse(body)
-    roundtrip = module.code
-    output = roundtrip  # what LibCST reproduces; restored to the original below where untouched
-    edits: list[Edit] = []
-    plan = None
-    # Rules that restructure kernel regions run first; the type-directed ones then plan on
-    # the restructured code. Each phase is one traversal serving all of its rules.
-    for phase in sorted({r.phase for r in rules}):
-        dispatcher = _Dispatcher(out_module, tuple(r for r in rules if r.phase == phase), api)
-        new_module = out_module.visit(dispatcher)
-        edits += dispatcher.edits
-        plan = dispatcher.ctx._plan or plan
-        new_output = new_module.code
-        if new_output != output:
-            try:
-                out_module = cst.parse_module(new_output)
-            except cst.ParserSyntaxError as exc:
-                ids = sorted({rule.id for rule, _ in dispatcher.touched})
-                raise EngineError(
-                    f"engine error: rule(s) {', '.join(ids)} produced code that does not parse ({_reason(exc)}); "
-                    "the file was left as it was",
-                    exc.editor_line,
-                    exc.editor_column,
-                )
-            output = new_output
+    module = parse(body)
+    done = _phases(module, body, rules, api)
+    if done.output is None:
+        out_module, output = module, done.roundtrip
+    else:
+        # Only text leaves the phases: the trees they built (and what was remembered
+        # about them) are freed before the output is parsed, which bounds the peak.
+        del module
+        forget()
+        output = done.output
+        try:
+            out_module = cst.parse_module(output)
+        except cst.ParserSyntaxError as exc:
+            raise EngineError(
+                f"engine error: rule(s) {', '.join(sorted(done.touched))} produced code that does not parse ({_reason(exc)}); "
+                "the file was left as it was",
+                exc.editor_line,
+                exc.editor_column,
+            )
+    roundtrip = done.roundtrip
     if roundtrip != body:
         restored = restore_untouched(body, roundtrip, output)
         if restored != output:
             output, out_module = restored, parse(restored, "output")
-    findings, reviewed = scan(out_module, output, api, known_ids)
-    if strict:
-        findings = sorted(findings + strict_findings(out_module, api), key=lambda f: (f.line, f.column, f.rule))
+    findings, reviewed = scan(out_module, output, api, known_ids, strict)
+    return Result(text, bom + output, done.edits, findings, reviewed, done.kernels, done.over_budget)
+
+
+@dataclass
+class _Done:
+    """What the phases leave behind: text and figures, no trees."""
+
+    roundtrip: str  # the code LibCST makes of the input (restored later where no rule wrote)
+    output: str | None  # None: nothing changed
+    edits: list[Edit]
+    touched: set[str]
+    kernels: int
+    over_budget: int
+
+
+def _phases(module: cst.Module, body: str, rules: tuple[Rule, ...], api: ApiTable) -> _Done:
+    """Each phase is one traversal serving all of its rules. Rules that restructure kernel
+    regions run first; the type-directed ones then plan on the restructured tree, used as
+    the transform left it: the output is parsed once, by the caller, both as the safety
+    check of every rule and as the tree the findings are read from."""
+    tree, text_of_tree = module, None
+    roundtrip = None
+    edits: list[Edit] = []
+    touched: set[str] = set()
+    plan = None
+    for phase in sorted({r.phase for r in rules}):
+        # The planner takes the words of the tree's code; for the input those of the file
+        # itself (LibCST's round trip can lose whitespace, never a word).
+        dispatcher = _Dispatcher(tree, tuple(r for r in rules if r.phase == phase), api, text_of_tree or body)
+        new_tree = tree.visit(dispatcher)
+        plan = dispatcher.ctx._plan or plan
+        if not (dispatcher.touched or dispatcher.marked):
+            continue  # nothing written: the tree is as it was
+        # One code generation of the phase's input places its edits (and, for the input
+        # itself, is the round trip).
+        before, where = code_and_starts(tree, [node for _, node in dispatcher.touched])
+        edits += [
+            Edit(rule.id, *where[id(node)], rule.safety, was, now)
+            for (rule, node), (was, now) in zip(dispatcher.touched, dispatcher._texts)
+        ]
+        touched.update(rule.id for rule, _ in dispatcher.touched)
+        if tree is module:
+            roundtrip = before
+        new_text = new_tree.code
+        if new_text != before:
+            tree, text_of_tree = new_tree, new_text
     kernels = len(plan.region_plans) if plan is not None else 0
     over = sum(1 for rule, _, _ in plan.flags if rule == "capacity") if plan is not None else 0
-    return Result(text, bom + output, edits, findings, reviewed, kernels, over)
+    return _Done(roundtrip if roundtrip is not None else module.code, text_of_tree, edits, touched, kernels, over)

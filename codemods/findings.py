@@ -12,12 +12,12 @@ from __future__ import annotations
 import io
 import re
 import tokenize
-from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .kernels import OpIndex
+from .positions import starts
+from .results import Finding
 from .rulebook import ApiTable
 from .syntax import code
 
@@ -29,22 +29,20 @@ MARKER = re.compile(
 
 
 
-@dataclass(frozen=True)
-class Finding:
-    """Something a person must look at, positioned in the migrated text (1-based)."""
-
-    rule: str
-    line: int
-    column: int
-    message: str
-    level: str = "review"  # review | error
-
-
-def scan(module: cst.Module, text: str, api: ApiTable, known_ids: frozenset[str]) -> tuple[list[Finding], int]:
-    """Read what still needs a person off a (migrated) text: open markers, unknown ids, removed API."""
+def scan(
+    module: cst.Module, text: str, api: ApiTable, known_ids: frozenset[str], strict: bool = False
+) -> tuple[list[Finding], int]:
+    """Read what still needs a person off a (migrated) text: open markers, unknown ids, removed
+    API, and with `strict` what the independent strict check finds (errors at their lines)."""
     findings, reviewed = _markers(text, known_ids)
-    findings.extend(_removed_references(module, text, api))
+    removed = _removed_references(module, text, api)
+    violations = _strict_violations(module, api) if strict else []
+    where = starts(module, [node for node, _ in removed + violations]) if removed or violations else {}
+    findings.extend(Finding("API", *where[id(node)], message, "error") for node, message in removed)
     findings.sort(key=lambda f: (f.line, f.column, f.rule))
+    if strict:
+        found = [Finding("API", *where[id(node)], message, "error") for node, message in violations]
+        findings = sorted(findings + found, key=lambda f: (f.line, f.column, f.rule))
     return findings, reviewed
 
 
@@ -73,35 +71,21 @@ def _markers(text: str, known_ids: frozenset[str]) -> tuple[list[Finding], int]:
     return findings, reviewed
 
 
-def strict_findings(module: cst.Module, api: ApiTable) -> list[Finding]:
+def _strict_violations(module: cst.Module, api: ApiTable) -> list[tuple[cst.CSTNode, str]]:
     from .strict import check_module
 
-    violations = [v for v in check_module(module, api) if "removed; use" not in v.message]  # the scan reports those
-    if not violations:
-        return []
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    return [
-        Finding("API", positions[v.node].start.line, positions[v.node].start.column + 1, v.message, "error")
-        for v in violations
-    ]
+    # Removed ops are the scan's to report, with their replacement.
+    return [(v.node, v.message) for v in check_module(module, api) if "removed; use" not in v.message]
 
 
-def _removed_references(module: cst.Module, text: str, api: ApiTable) -> list[Finding]:
+def _removed_references(module: cst.Module, text: str, api: ApiTable) -> list[tuple[cst.CSTNode, str]]:
     removed = api.removed()
     if not any(re.search(rf"\b{re.escape(op.rsplit('.', 1)[-1])}\b", text) for op in removed):
         return []  # the common case after a migration: no need to walk the tree
-    found = [
-        (node, op) for node, op in OpIndex(module, api.module).ops.items()
-        if op in removed and isinstance(node, (cst.Attribute, cst.Name))  # the callee, not the call too
-    ]
-    if not found:
-        return []
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     out = []
-    for node, op in found:
-        written = code(node)
-        instead = written[: len(written) - len(op.split(".")[-1])] + removed[op].replacement
-        start = positions[node].start
-        message = f"{written} was removed in the {api.version} API (use {instead}); not rewritten here, change it by hand"
-        out.append(Finding("API", start.line, start.column + 1, message, "error"))
+    for node, op in OpIndex(module, api.module).ops.items():
+        if op in removed and isinstance(node, (cst.Attribute, cst.Name)):  # the callee, not the call too
+            written = code(node)
+            instead = written[: len(written) - len(op.split(".")[-1])] + removed[op].replacement
+            out.append((node, f"{written} was removed in the {api.version} API (use {instead}); not rewritten here, change it by hand"))
     return out

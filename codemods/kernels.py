@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from .aliases import IdentityCache, ScopeTracker
+from .aliases import ScopeTracker
+from .memo import cached
 from .syntax import attr_name, code, codes, statements
+from .traversal import content
 from .values import SCALAR_VAL, TENSOR, TILE, UNKNOWN_VAL, VEC, Val
 
 # `@pl.function(type=...)`: what the compiler makes of a function's body. A kernel type's
@@ -24,36 +26,43 @@ KERNEL_TYPES = frozenset({"InCore", "AIC", "AIV"})
 HOST_TYPES = frozenset({"Orchestration", "Group"})
 OPAQUE = "Opaque"
 
-class OpIndex(ScopeTracker, cst.CSTVisitor):
+class OpIndex(ScopeTracker):
     """Every node of the module that names a pypto.language member: calls, attributes
     (`pl.view`, `pl.FP32`) and callees that are bare names (`view` of `from ... import view`).
     The one place that resolves the module's aliases; the engine, planner, rules, strict
-    check and findings all read it."""
+    check and findings all read it (built once per tree and file, see `codemods.memo`)."""
 
     def __init__(self, module: cst.Module, prefix: str) -> None:
-        super().__init__()
         self.prefix = prefix + "."
-        self.ops: dict[cst.CSTNode, str] = _OP_INDEXES.get(module, self._index)
+        self.ops: dict[cst.CSTNode, str] = cached(f"ops {prefix}", module, self._index)
 
     def _index(self, module: cst.Module) -> dict[cst.CSTNode, str]:
+        # A plain pre-order walk in source order (as a LibCST visitor would go), without
+        # the visitor's cost of rebuilding every node it passes.
         self._init_scopes(module)
-        self.ops = {}
-        module.visit(self)
-        return self.ops
+        ops: dict[cst.CSTNode, str] = {}
+        stack: list[tuple[cst.CSTNode, bool]] = [(module, False)]
+        while stack:
+            node, leaving = stack.pop()
+            if leaving:
+                self._exit(node)
+                continue
+            kind = type(node)
+            if kind in _SCOPE_TYPES:
+                self._enter(node)
+                stack.append((node, True))
+            target = node.func if kind is cst.Call else node if kind is cst.Attribute else None
+            if target is not None:
+                name = self.qualified(target)
+                if name and name.startswith(self.prefix):
+                    ops[node] = name[len(self.prefix):]
+                    if type(target) is cst.Name:
+                        ops[target] = ops[node]
+            stack.extend((child, False) for child in reversed(content(node)))
+        return ops
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        self._enter(node)
-        target = node.func if isinstance(node, cst.Call) else node if isinstance(node, cst.Attribute) else None
-        if target is not None:
-            name = self.qualified(target)
-            if name and name.startswith(self.prefix):
-                self.ops[node] = name[len(self.prefix):]
-                if isinstance(target, cst.Name):
-                    self.ops[target] = self.ops[node]
-        return True
 
-    def on_leave(self, original: cst.CSTNode) -> None:
-        self._exit(original)
+_SCOPE_TYPES = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef})
 
 
 def module_alias(ops: dict[cst.CSTNode, str]) -> str:
@@ -101,10 +110,6 @@ def function_type(func: cst.FunctionDef, ops: dict[cst.CSTNode, str]) -> str:
                     return named.split(".", 1)[1]
     return OPAQUE
 
-
-# Trees are immutable: the planner, the region rule and the strict check share one index per
-# module. (One process serves one API table, so the module alone is the key.)
-_OP_INDEXES = IdentityCache(4)
 
 _ARITH = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Div, ast.Mod, ast.Pow)
 

@@ -12,14 +12,19 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .syntax import statements, walk
+from .memo import cached
+from .syntax import statements
+from .traversal import own_and_nested, walk
 
 
-def names_read(node: cst.CSTNode) -> set[str]:
-    """Every name an expression or simple statement reads (targets of plain assignment excluded)."""
+def _names_read(node: cst.CSTNode) -> frozenset[str]:
+    own, nested = own_and_nested(node)
     targets: set[int] = set()
-    for n in walk(node):
-        if isinstance(n, cst.Assign):
+    names: list[cst.Name] = []
+    for n in own:
+        if isinstance(n, cst.Name):
+            names.append(n)
+        elif isinstance(n, cst.Assign):
             for t in n.targets:
                 targets.update(id(x) for x in _target_names(t.target))
         elif isinstance(n, cst.AnnAssign):
@@ -29,19 +34,30 @@ def names_read(node: cst.CSTNode) -> set[str]:
             targets.add(id(n.attr))
         elif isinstance(n, cst.Arg) and n.keyword is not None:
             targets.add(id(n.keyword))
-    return {n.value for n in walk(node) if isinstance(n, cst.Name) and id(n) not in targets}
+    # What a target excludes is always in the same statement: inner statements answer alone.
+    return frozenset(n.value for n in names if id(n) not in targets).union(*map(names_read, nested))
 
 
-def names_written(node: cst.CSTNode) -> set[str]:
-    """Names a simple statement (or a for loop's target) binds."""
+def _names_written(node: cst.CSTNode) -> frozenset[str]:
+    own, nested = own_and_nested(node)
     out: set[str] = set()
-    for n in walk(node):
+    for n in own:
         if isinstance(n, cst.Assign):
             for t in n.targets:
                 out.update(x.value for x in _target_names(t.target))
         elif isinstance(n, (cst.AnnAssign, cst.AugAssign)):
             out.update(x.value for x in _target_names(n.target))
-    return out
+    return frozenset(out).union(*map(names_written, nested))
+
+
+def names_read(node: cst.CSTNode) -> frozenset[str]:
+    """Every name an expression or simple statement reads (targets of plain assignment excluded)."""
+    return cached("names_read", node, _names_read)
+
+
+def names_written(node: cst.CSTNode) -> frozenset[str]:
+    """Names a simple statement (or a for loop's target) binds."""
+    return cached("names_written", node, _names_written)
 
 
 def _target_names(target) -> list[cst.Name]:

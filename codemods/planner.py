@@ -22,6 +22,7 @@ from .prescan import RegionScan
 from .shapes import ShapeConstants
 from .kernels import KernelFunction, OpIndex, Region, find_regions, kernel_functions, module_alias, parameter_value
 from .syntax import attr_name, code, codes, is_name, statements
+from .traversal import content
 from .rulebook import ApiTable
 from .values import ACC, LEFT, MAT, MATMUL_ACC_DTYPE, RIGHT, SCALAR, SCALAR_VAL, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, VEC, Val, join, row_reduced
 
@@ -57,7 +58,7 @@ class _Stmt:
 
 
 class Planner(RegionScan, ShapeConstants):
-    def __init__(self, module: cst.Module, api: ApiTable) -> None:
+    def __init__(self, module: cst.Module, api: ApiTable, text: str | None = None) -> None:
         self.module = module
         self.api = api
         self.index = OpIndex(module, api.module)
@@ -65,7 +66,8 @@ class Planner(RegionScan, ShapeConstants):
         self.plan = Plan()
         self.hoisted: dict[tuple[str, str], str] = {}
         # Every identifier-like word of the file: a superset of its names, so fresh names never clash.
-        self.taken: set[str] = set(re.findall(r"[A-Za-z_]\w*", module.code))
+        # (`text`: the module's code, when the caller has it already.)
+        self.taken: set[str] = set(re.findall(r"[A-Za-z_]\w*", module.code if text is None else text))
 
     # -- entry ---------------------------------------------------------------------------
     def run(self) -> Plan:
@@ -343,7 +345,7 @@ class Planner(RegionScan, ShapeConstants):
             return UNKNOWN_VAL
         if isinstance(node, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.BooleanOperation)):
             known = True
-            for child in node.children:
+            for child in content(node):
                 if isinstance(child, cst.BaseExpression):
                     v = self._expr(child, env, sc.inner())
                     if v.kind in (TENSOR, TILE):
@@ -748,8 +750,8 @@ class Planner(RegionScan, ShapeConstants):
         self.plan.flags.append((rule, node, message))
 
 
-def plan_module(module: cst.Module, api: ApiTable) -> Plan:
-    return Planner(module, api).run()
+def plan_module(module: cst.Module, api: ApiTable, text: str | None = None) -> Plan:
+    return Planner(module, api, text).run()
 
 
 # -- small helpers ------------------------------------------------------------------------

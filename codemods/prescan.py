@@ -14,6 +14,7 @@ import libcst as cst
 from .kernels import Region
 from .plan import Handoff, RegionPlan
 from .syntax import codes, is_name, statements, walk
+from .traversal import content
 from .values import MAT, VEC
 
 SCALAR_OPS = {"min", "max", "tensor.read", "tile.read", "read"}
@@ -45,7 +46,7 @@ class RegionScan:
             if isinstance(node, cst.Attribute):
                 visit(node.value)
                 return
-            for child in node.children:
+            for child in content(node):
                 visit(child)
 
         def scan_stmt(s):

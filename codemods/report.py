@@ -10,9 +10,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .capacity import Usage, kb, region_usage
+from .memo import per_file
+from .positions import starts
 from .syntax import code, walk
 from .planner import Planner
 
@@ -92,15 +93,21 @@ def report_paths(paths, api) -> tuple[list[FileReport], list[str]]:
 
 
 def report_module(module: cst.Module, path: str, api) -> FileReport:
+    with per_file():
+        return _report_module(module, path, api)
+
+
+def _report_module(module: cst.Module, path: str, api) -> FileReport:
     planner = Planner(module, api)
     plan = planner.run()
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    lines = {key: line for key, (line, _) in starts(
+        module, [n for rp in plan.region_plans for n in (rp.region.scope, rp.region.node) if n is not None]).items()}
     kernels = []
     scopes: list[tuple[str, int, str]] = []
     seen_scopes = set()
     for rp in plan.region_plans:
         r = rp.region
-        scope_line = positions[r.scope].start.line if r.scope is not None else None
+        scope_line = lines[id(r.scope)] if r.scope is not None else None
         if r.scope is not None and r.scope not in seen_scopes:
             seen_scopes.add(r.scope)
             scopes.append((rp.function, scope_line, "auto_incore"))
@@ -114,7 +121,7 @@ def report_module(module: cst.Module, path: str, api) -> FileReport:
         ops = Counter(op for node, op in planner.ops.items() if isinstance(node, cst.Call) and id(node) in inside)
         ops = Counter({op: n for op, n in ops.items() if op not in ("range", "parallel", "incore")})
         usage = region_usage(rp, api, rp.constants)
-        kernels.append(KernelReport(rp.function, r.label, positions[r.node].start.line, header, scope_line, ops, usage))
+        kernels.append(KernelReport(rp.function, r.label, lines[id(r.node)], header, scope_line, ops, usage))
     scopes.sort(key=lambda s: s[1])
     return FileReport(path, kernels, scopes)
 

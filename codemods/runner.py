@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
-from .diffs import unified_diff
-from .engine import Edit, SourceError, migrate
-from .compiler import CompilerUnavailable, unavailable_message
-from .findings import Finding
-from .rulebook import load_api, load_rules
-from .sources import FileProblem, display_path, read_text, write_atomic
+from .diffs import diff_body, with_header
+from .results import Edit, Finding, SourceError
+from .cache import ResultCache, error_entry, from_entry, result_entry, settings_key
+from .rulebook import default_rules_dir, load_api, load_rules
+from .sources import FileProblem, decode, display_path, read_bytes, write_atomic
 
 LEFTOVER_ID = "API"  # findings about removed API that no rule rewrote
 
@@ -61,12 +60,30 @@ class Job:
     compile: str | None = None  # "parse" | "passes": compile what run would write with pypto
     compile_sets: dict[str, str] = field(default_factory=dict)  # sizes for the compile, over the file's own
     size_defaults: dict[str, str] = field(default_factory=dict)  # [tool.pypto-migrate] set: under the file's own
+    max_file_size: int = 0  # bytes; a bigger file is reported and skipped (0: no limit)
+    cache_dir: Path | None = None  # where results are kept between runs (None: not kept)
+    cache_key: str = ""  # the settings part of the cache key (`run` computes it once)
 
 
 def _where(display: str, line: int | None, column: int | None) -> str:
     if line is None:
         return display
     return f"{display}:{line}:{column or 1}"
+
+
+def migrate(*args, **kwargs):
+    """The engine's migrate, loaded on first use: a run whose results are all cached never
+    loads LibCST."""
+    from .engine import migrate as engine_migrate
+
+    return engine_migrate(*args, **kwargs)
+
+
+def balanced_map(*args):
+    """`parallel.balanced_map`, loaded only when a pool is worth starting."""
+    from .parallel import balanced_map as spread
+
+    return spread(*args)
 
 
 def migrate_text(text: str, job: Job, strict: bool | None = None):
@@ -77,15 +94,52 @@ def migrate_text(text: str, job: Job, strict: bool | None = None):
     return migrate(text, rules, load_api(job.rules_dir), known, strict=job.strict if strict is None else strict)
 
 
-def process(path: Path, job: Job, text: str | None = None, display: str | None = None) -> Outcome:
-    """One file; with `text` (stdin), that text stands for the file and is never written."""
+def _cache(job: Job) -> ResultCache | None:
+    if job.cache_dir is None:
+        return None
+    key = job.cache_key or settings_key(job.rule_ids, job.strict, job.rules_dir or default_rules_dir())
+    return ResultCache(job.cache_dir, key)
+
+
+def _migration(data: bytes, text: str, job: Job, entry: dict | None = None):
+    """The migration of a file's text and the body of its diff: from the cache when it holds
+    them (`entry`, when the caller looked already), else computed and kept there."""
+    cache = _cache(job)
+    key = cache.content_key(data) if cache is not None else ""
+    if cache is not None:
+        entry = entry if entry is not None else cache.get(key)
+        if entry is not None:
+            try:
+                body, result = from_entry(entry, text)
+                return result, body
+            except (KeyError, TypeError, ValueError):
+                pass  # an entry of another shape (written by hand, or by a bug): done again
+    try:
+        result = migrate_text(text, job)
+    except SourceError as exc:  # the file's own problem, the same next time
+        if cache is not None:
+            cache.put(key, error_entry(exc))
+        raise
+    body = diff_body(text, result.output)
+    if cache is not None:
+        cache.put(key, result_entry(result, body))
+    return result, body
+
+
+def process(path: Path, job: Job, known: tuple[bytes, dict] | None = None, text: str | None = None,
+            display: str | None = None) -> Outcome:
+    """One file, start to end. `known`: its bytes and cache entry, when the caller has them;
+    `text` (stdin): that text stands for the file and is never written."""
     started = time.perf_counter()
     outcome = Outcome(display or display_path(path))
     stdin = text is not None
     try:
-        if text is None:
-            text = read_text(path)
-        result = migrate_text(text, job)
+        if stdin:
+            data, entry = text.encode("utf-8"), None
+        else:
+            data, entry = known if known is not None else (read_bytes(path, job.max_file_size), None)
+            text = decode(data)
+        result, body = _migration(data, text, job, entry)
         if stdin:
             outcome.output = result.output
         outcome.edits = sorted(result.edits, key=lambda e: (e.line, e.column))
@@ -93,7 +147,7 @@ def process(path: Path, job: Job, text: str | None = None, display: str | None =
         outcome.kernels, outcome.over_budget = result.kernels, result.over_budget
         if result.changed and _narrowed(job):
             _refuse_introduced(outcome, text, result.output, job)
-        outcome.diff = unified_diff(text, result.output, outcome.display)
+        outcome.diff = with_header(body, outcome.display)
         if job.verify is not None and result.changed:
             _verify(outcome, text, result.output, job)
         if job.compile is not None:
@@ -105,8 +159,6 @@ def process(path: Path, job: Job, text: str | None = None, display: str | None =
         if job.write and result.changed and not held and not stdin:
             write_atomic(path, result.output)
             outcome.written = True
-    except CompilerUnavailable as exc:
-        outcome.error = f"{outcome.display}: {unavailable_message(str(exc))}"
     except (SourceError, FileProblem) as exc:  # EngineError included: the rule is named in the message
         outcome.error = f"{_where(outcome.display, exc.line, exc.column)}: {exc.message}"
     except RecursionError:
@@ -160,10 +212,13 @@ def _compile(path: Path, outcome: Outcome, result, job: Job, stdin: bool = False
     A rejection on a statement a review marker already flags does not: the person deciding
     that marker sees the compiler's message beside it."""
     from .compile_report import tool_capacity, under_review_marker
-    from .compiler import compile_source
+    from .compiler import CompilerUnavailable, compile_source, unavailable_message
 
     text = result.output if result.changed or stdin else None  # a stdin text has no file to import
-    compiled = compile_source(path, text, job.compile, job.compile_sets, defaults=job.size_defaults)
+    try:
+        compiled = compile_source(path, text, job.compile, job.compile_sets, defaults=job.size_defaults)
+    except CompilerUnavailable as exc:
+        raise FileProblem(unavailable_message(str(exc))) from exc
     outcome.compiled = compiled
     if job.compile == "passes" and compiled.programs:
         try:
@@ -180,20 +235,59 @@ def _compile(path: Path, outcome: Outcome, result, job: Job, stdin: bool = False
     return False
 
 
+# Expected seconds per byte of source: a file that names pypto is migrated (two traversals,
+# a plan, a strict check), any other is only syntax-checked. What a file costs is only
+# compared with what others cost, and with what a pool costs to start.
+KERNEL_COST, PLAIN_COST = 1e-5, 2e-7
+POOL_PAYS = 0.5  # seconds of expected work handed to workers before a pool is worth starting
+
+
 def run(paths: list[Path], job: Job, jobs: int = 1, on_done=None) -> list[Outcome]:
-    """Process every file; the outcomes come back in the order of `paths`. `on_done(outcome)`
-    is called as each one arrives (a progress bar)."""
+    """Process every file; the outcomes come back in the order of `paths`, for any `jobs`.
+    `on_done(outcome)` is called as each one arrives (a progress bar)."""
     on_done = on_done or (lambda outcome: None)
-    if jobs <= 1 or len(paths) < 2 * jobs:  # a pool costs more than it saves on a few files
+    if job.cache_dir is not None and not job.cache_key:
+        job = replace(job, cache_key=settings_key(job.rule_ids, job.strict, job.rules_dir or default_rules_dir()))
+    if jobs <= 1:
         return [_done(process(p, job), on_done) for p in paths]
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        chunks = max(1, len(paths) // (4 * jobs))
-        return [_done(o, on_done) for o in pool.map(process, paths, [job] * len(paths), chunksize=chunks)]
+    outcomes: list[Outcome | None] = [None] * len(paths)
+    heavy: list[int] = []
+    costs: list[float] = []
+    for i, path in enumerate(paths):
+        cost, known = _look(path, job)
+        if cost:
+            heavy.append(i)
+            costs.append(cost)
+        else:  # cached, or not to be read at all: done here at once
+            outcomes[i] = _done(process(path, job, known), on_done)
+    if len(heavy) < 2 or sum(costs) < POOL_PAYS:
+        for i in heavy:
+            outcomes[i] = _done(process(paths[i], job), on_done)
+    else:
+        done = balanced_map(partial(process, job=job), [paths[i] for i in heavy], costs, min(jobs, len(heavy)), on_done)
+        for i, outcome in zip(heavy, done):
+            outcomes[i] = outcome
+    return outcomes  # type: ignore[return-value]
 
 
 def _done(outcome: Outcome, on_done) -> Outcome:
     on_done(outcome)
     return outcome
+
+
+def _look(path: Path, job: Job) -> tuple[float, tuple[bytes, dict] | None]:
+    """A file's expected cost, or 0 and its bytes and cache entry when the cache holds its
+    result (0 and nothing for a file that cannot be read: `process` says why)."""
+    try:
+        data = read_bytes(path, job.max_file_size)
+    except FileProblem:
+        return 0.0, None
+    cache = _cache(job)
+    if cache is not None and job.verify is None and job.compile is None:
+        entry = cache.get(cache.content_key(data))
+        if entry is not None:
+            return 0.0, (data, entry)
+    return len(data) * (KERNEL_COST if b"pypto" in data else PLAIN_COST) + 1e-9, None
 
 
 @dataclass

@@ -54,22 +54,53 @@ def _os_reason(path: Path, exc: OSError) -> str:
 
 
 def read_text(path: Path) -> str:
+    return decode(read_bytes(path))
+
+
+def read_bytes(path: Path, limit: int = 0) -> bytes:
+    """The file's bytes; a file over `limit` bytes (0: no limit) is refused before it is read."""
     try:
         # O_NONBLOCK: opening a named pipe must not wait for a writer; fstat then refuses it.
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
         raise FileProblem(f"cannot read: {_os_reason(path, exc)}") from exc
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise FileProblem(f"cannot read: {_kind(mode)}")
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise FileProblem(f"cannot read: {_kind(info.st_mode)}")
+        if limit and info.st_size > limit:
+            raise FileProblem(
+                f"{size_text(info.st_size)}, over the size limit of {size_text(limit)}; skipped, left as it was "
+                "(--max-file-size raises the limit; migrating takes about 1 GB of memory per MB of source)"
+            )
         with os.fdopen(fd, "rb", closefd=False) as fh:
-            data = fh.read()
+            return fh.read()
     except OSError as exc:
         raise FileProblem(f"cannot read: {exc.strerror or exc}") from exc
     finally:
         os.close(fd)
-    return decode(data)
+
+
+def parse_size(text: str) -> int:
+    """`2MB`, `500kB`, `3M`, `1048576`: a size in bytes (decimal units; 0 means no limit)."""
+    number = text.strip().upper().removesuffix("B").strip()
+    factor = {"K": 1_000, "M": 1_000_000, "G": 1_000_000_000}.get(number[-1:], 1)
+    if factor > 1:
+        number = number[:-1]
+    try:
+        value = float(number)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a size (write e.g. 2MB, 500kB, 0 for no limit)") from None
+    if value < 0:
+        raise ValueError(f"{text!r}: a size cannot be negative")
+    return int(value * factor)
+
+
+def size_text(size: int) -> str:
+    for unit, factor in (("MB", 1_000_000), ("kB", 1_000)):
+        if size >= factor:
+            return f"{size / factor:.1f} {unit}".replace(".0 ", " ")
+    return f"{size} bytes"
 
 
 def decode(data: bytes) -> str:

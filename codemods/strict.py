@@ -17,6 +17,7 @@ import libcst as cst
 
 from .kernels import OpIndex, find_regions, kernel_functions, parameter_value
 from .syntax import code, statements
+from .traversal import content
 from .rulebook import ApiTable
 from .values import ACC, LEFT, RIGHT, SCALAR, TENSOR, TILE, UNKNOWN, VEC, Val
 
@@ -132,7 +133,7 @@ class StrictChecker:
         if isinstance(node, (cst.Integer, cst.Float)):
             return Val(SCALAR)
         known = isinstance(node, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.BooleanOperation))
-        for child in node.children:
+        for child in content(node):
             if isinstance(child, cst.BaseExpression):
                 known = self._expr(child, env, region, stmt).kind == SCALAR and known
         # Arithmetic on known scalars is a scalar; attributes (`x.shape[0]`), subscripts and

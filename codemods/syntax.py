@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import libcst as cst
+
+from .traversal import walk  # noqa: F401  (the analyses' walk, re-exported)
 
 _EMPTY = cst.Module([])
 
@@ -24,15 +24,6 @@ def statements(node) -> list:
     if isinstance(body, cst.SimpleStatementSuite):  # `if x: y = 1` on one line
         return [cst.SimpleStatementLine(body=body.body)]
     return []
-
-
-def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """Every node of a subtree, the root first (order otherwise unspecified)."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(n.children)
 
 
 def codes(node) -> tuple[str, ...] | None:

@@ -12,6 +12,19 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _results_cache(tmp_path_factory):
+    """Runs through the CLI keep results, as users' do, in a folder of the session's own
+    (never in the checkout); tests of the cache itself choose theirs."""
+    import os
+
+    from codemods.cache import ENV
+
+    os.environ[ENV] = str(tmp_path_factory.mktemp("results-cache"))
+    yield
+    os.environ.pop(ENV, None)
+
+
 @pytest.fixture(scope="session")
 def rules():
     return load_rules()

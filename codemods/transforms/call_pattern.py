@@ -32,6 +32,10 @@ class CallPattern:
         if unbound:
             raise RuleFileError(f"{rule.path}: review message uses unbound ${', $'.join(sorted(unbound))}")
 
+    def interest(self, ctx):
+        """The calls of the matched op: the only nodes this rule's hook changes."""
+        return [node for node, op in ctx.ops.items() if op == self.match.op and type(node) is cst.Call]
+
     def leave_Call(self, original: cst.Call, updated: cst.Call, ctx) -> cst.Call | None:
         if ctx.op_of(original.func) != self.match.op:
             return None

@@ -9,6 +9,7 @@ from ..rulebook import ApiTable, Rule, RuleFileError
 from ..aliases import scope_of
 from ..kernels import module_alias
 from ..syntax import code
+from ..traversal import imports
 
 
 class MemberRename:
@@ -22,6 +23,10 @@ class MemberRename:
             raise RuleFileError(f"{rule.path}: params.renames must map old member names to new ones")
         self.renames: dict[str, str] = renames
         self.advice: str = rule.params.get("missing", "")
+
+    def interest(self, ctx):
+        """References to a renamed member (`pl.block`, `pl.block.adds(...)`), and the imports."""
+        return [*(node for node, op in ctx.ops.items() if op.partition(".")[0] in self.renames), *imports(ctx.module)]
 
     def leave_Attribute(self, original, updated, ctx):
         new = self.renames.get(ctx.op_of(original) or "")
@@ -104,9 +109,15 @@ class UnknownMember:
         if not self.default:
             raise RuleFileError(f"{rule.path}: params.default is the message for a name without advice")
 
+    def interest(self, ctx):
+        return [node for node, op in ctx.ops.items() if type(node) is cst.Call and self._unknown(op)]
+
+    def _unknown(self, op: str | None) -> bool:
+        return op is not None and not self.api.exists(op) and op not in self.api.ops
+
     def leave_Call(self, original, updated, ctx):
         op = ctx.ops.get(original)
-        if op is None or self.api.exists(op) or op in self.api.ops:
+        if not self._unknown(op):
             return None
         message = self.advice.get(op, self.default)
         ctx.flag(self.rule, original, message.format(op=op, version=self.api.version))

@@ -44,6 +44,11 @@ class Planned:
             if rule == self.share:
                 ctx.flag_at(self.rule, node, message)
 
+    def interest(self, ctx):
+        """The nodes its share of the plan decided about (its statement edits and flags are
+        the engine's own to place)."""
+        return self.decisions.keys()
+
     def fill(self, template: str, **bound) -> cst.BaseExpression:
         return render_template(template, bound, self.receiver)
 

@@ -24,7 +24,9 @@ import libcst as cst
 from ..kernels import OPAQUE, OpIndex, find_regions, function_type, kernel_functions, module_alias
 from ..liveness import Liveness, names_read, names_written
 from ..rulebook import ApiTable, Rule
-from ..syntax import statements, walk
+from ..memo import cached
+from ..syntax import statements
+from ..traversal import own_and_nested
 
 # Statements made only of these are orchestration's own work: scalars and loop headers.
 SCALAR_OPS = {"tensor.read", "read", "min", "max", "range", "parallel", "unroll"}
@@ -51,8 +53,18 @@ class WrapIncore:
                 continue  # an InCore function is a kernel; an Orchestration one is the user's decision
             env = {n: c.value for n, c in kf.constants.items()}
             self.kernels = {r.node for r, _ in find_regions(kf.node, self.ops, env)}
-            self.live = Liveness(statements(kf.node))
+            self.facts: dict[cst.CSTNode, tuple[bool, frozenset[str]]] = {}  # of this function's kernels
+            self.function, self._live = kf.node, None
             self._scan(kf.node, under_auto=False)
+        self.facts = {}
+
+    @property
+    def live(self) -> Liveness:
+        """The function's liveness, computed when a block first grows backward (most functions
+        have no tile code outside their kernels, and need none)."""
+        if self._live is None:
+            self._live = Liveness(statements(self.function))
+        return self._live
 
     # -- where to look ---------------------------------------------------------------------
     def _scan(self, owner, under_auto: bool) -> None:
@@ -77,10 +89,9 @@ class WrapIncore:
         orchestration's to run). BARRIER: scalar control code, which stays in orchestration."""
         if isinstance(s, cst.With) and any(self.ops.get(i.item) == "auto_incore" for i in s.items):
             return CONTAINER  # its chunked loops are outlined; the rest of it is searched like any list
-        nodes = list(walk(s))
-        if any(n in self.kernels or (isinstance(n, cst.With) and self._is_incore(n)) for n in nodes):
+        has_kernel, calls = self._facts(s)
+        if has_kernel:
             return KERNEL
-        calls = [self.ops[n] for n in nodes if isinstance(n, cst.Call) and n in self.ops]
         if any(op in self.tile_only for op in calls):
             return SEED
         if any(op in SCALAR_READS for op in calls) or (calls and all(op in SCALAR_OPS for op in calls)):
@@ -90,6 +101,19 @@ class WrapIncore:
         if isinstance(s, cst.SimpleStatementLine) and any(isinstance(x, (cst.Return, cst.Raise)) for x in s.body):
             return BARRIER
         return PLAIN
+
+    def _facts(self, s) -> tuple[bool, frozenset[str]]:
+        """Does the statement hold a kernel (nested at any depth), and which pypto ops does it call?"""
+        hit = self.facts.get(s)
+        if hit is None:
+            own, nested = own_and_nested(s)
+            kernel = any(n in self.kernels or (type(n) is cst.With and self._is_incore(n)) for n in own)
+            calls = {self.ops[n] for n in own if type(n) is cst.Call and n in self.ops}
+            for inner in nested:
+                inner_kernel, inner_calls = self._facts(inner)
+                kernel, calls = kernel or inner_kernel, calls | inner_calls
+            hit = self.facts[s] = (kernel, frozenset(calls))
+        return hit
 
     # -- which statements form a block -----------------------------------------------------
     def _spans(self, body: list, under_auto: bool) -> list[tuple[int, int]]:
@@ -126,16 +150,14 @@ class WrapIncore:
             return lo, hi
 
     @staticmethod
-    def _writes(s) -> set[str]:
-        out = set()
-        for n in walk(s):
-            if isinstance(n, (cst.SimpleStatementLine,)):
-                out |= names_written(n)
-            elif isinstance(n, cst.For) and isinstance(n.target, cst.Name):
-                out.add(n.target.value)
-        return out
+    def _writes(s) -> frozenset[str]:
+        """What a statement binds, its nested statements and loop variables included."""
+        return writes(s)
 
     # -- the rewrite -----------------------------------------------------------------------
+    def interest(self, ctx):
+        return self.blocks.keys()
+
     def _wrap(self, original, updated):
         spans = self.blocks.get(original)
         if not spans:
@@ -172,3 +194,16 @@ class WrapIncore:
 
     def leave_FunctionDef(self, original, updated, ctx):
         return self._wrap(original, updated)
+
+
+def writes(s) -> frozenset[str]:
+    return cached("writes", s, _writes)
+
+
+def _writes(s) -> frozenset[str]:
+    out: set[str] = set()
+    if isinstance(s, cst.SimpleStatementLine):
+        out |= names_written(s)
+    elif isinstance(s, cst.For) and isinstance(s.target, cst.Name):
+        out.add(s.target.value)
+    return frozenset(out).union(*(writes(inner) for inner in own_and_nested(s)[1]))

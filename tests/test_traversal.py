@@ -1,0 +1,98 @@
+"""The fast tree walks and positions stand in for LibCST's own: they must agree with it exactly."""
+
+from __future__ import annotations
+
+import sysconfig
+from pathlib import Path
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from codemods.positions import code_and_starts
+from codemods.traversal import STATEMENT_TYPES, TRIVIA, children, content, own_and_nested, walk
+from conftest import FIXTURES
+
+STDLIB = Path(sysconfig.get_paths()["stdlib"])
+# Every kind of node: f-strings with format specs, match, decorators, lambdas, walrus, star
+# expressions, try/except*, async, type annotations, comments everywhere.
+SOURCES = [
+    *sorted(FIXTURES.rglob("*.py")),
+    *(STDLIB / name for name in ("typing.py", "dataclasses.py", "argparse.py", "asyncio/tasks.py", "string.py", "pprint.py")),
+]
+EXTRA = '''
+async def f(x, /, y: int = 1, *a, k=2, **kw) -> "T":
+    async with a as (b, c), d:
+        async for i in x[1:2, ::3]:
+            print(f"{x!r:>{y}} {y=} {'nested'}", *a, **kw)
+    match x:
+        case [1, *rest] | {"k": _} if (n := len(rest)) > 0:
+            return lambda q=1: q ** -n
+        case Point(x=0) as p:
+            pass
+    try:
+        raise ValueError from None
+    except* (TypeError, ValueError) as e:  # comment
+        del e
+    finally:
+        global G
+    return [i async for i in y if i] + {k: v for k, v in kw.items()}.keys() @ (1 if y else 2)
+'''
+
+
+def _modules():
+    for path in SOURCES:
+        yield path.name, cst.parse_module(path.read_text(encoding="utf-8"))
+    yield "extra", cst.parse_module(EXTRA)
+
+
+@pytest.mark.parametrize("name,module", list(_modules()), ids=lambda v: v if isinstance(v, str) else "")
+def test_children_are_libcsts_children_and_content_drops_only_trivia(name, module):
+    stack = [module]
+    while stack:
+        node = stack.pop()
+        theirs = node.children
+        ours = children(node)
+        assert len(ours) == len(theirs) and all(a is b for a, b in zip(ours, theirs)), type(node).__name__
+        kept = [c for c in theirs if type(c) not in TRIVIA]
+        assert [id(c) for c in content(node)] == [id(c) for c in kept], type(node).__name__
+        stack.extend(theirs)
+
+
+@pytest.mark.parametrize("name,module", list(_modules()), ids=lambda v: v if isinstance(v, str) else "")
+def test_trivia_hold_no_names_calls_or_statements(name, module):
+    everything = list(_all(module))
+    for node in everything:
+        if type(node) in TRIVIA:
+            assert all(type(n) in TRIVIA for n in _all(node)), type(node).__name__
+    assert {id(n) for n in walk(module)} == {id(n) for n in everything if type(n) not in TRIVIA}
+
+
+def test_own_and_nested_splits_at_statements():
+    module = cst.parse_module(EXTRA)
+    func = module.body[0]
+    own, nested = own_and_nested(func)
+    assert func in own and all(type(n) not in STATEMENT_TYPES for n in own[1:])
+    assert [type(s).__name__ for s in nested] == ["With", "Match", "TryStar", "SimpleStatementLine"]
+
+
+@pytest.mark.parametrize("name,module", list(_modules()), ids=lambda v: v if isinstance(v, str) else "")
+def test_starts_are_positionproviders_starts(name, module):
+    nodes = list(_all(module))
+    text, found = code_and_starts(module, nodes)
+    assert text == module.code
+    theirs = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    for node in nodes:
+        if node not in theirs:  # a node generated as plain text (some whitespace): no position either way
+            assert id(node) not in found, type(node).__name__
+            continue
+        start = theirs[node].start
+        assert found[id(node)] == (start.line, start.column + 1), type(node).__name__
+
+
+def _all(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children)
