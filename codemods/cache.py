@@ -152,7 +152,7 @@ def result_entry(result, diff_body: str) -> dict:
     return {
         "output": result.output if result.changed else None,
         "diff": diff_body,
-        "edits": [[e.rule, e.line, e.column] for e in result.edits],
+        "edits": [[e.rule, e.line, e.column, e.safety, e.before, e.after] for e in result.edits],
         "findings": [[f.rule, f.line, f.column, f.message, f.level] for f in result.findings],
         "reviewed": result.reviewed,
         "kernels": result.kernels,

@@ -354,7 +354,7 @@ def cache_clean_command() -> None:
     try:
         removed = clean(folder)
     except OSError as exc:
-        raise click.ClickException(str(exc))
+        raise Fatal(f"{folder}: {exc}")
     click.echo(f"removed {folder}" if removed else f"no cache at {folder}", err=True)
 
 

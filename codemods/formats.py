@@ -192,7 +192,7 @@ def json_report(outcomes: list[Outcome], rules, summary: Summary, command: str, 
         carry = on_disk(o)
         state = "error" if o.error else "written" if o.written else "changed" if o.changed else "unchanged"
         files.append({"file": o.display, "status": state, "edits": len(o.edits), "findings": len(o.findings),
-                      "diff": o.diff, "notes": [one_line(n) for n in o.notes], "seconds": round(o.seconds, 4)})
+                      "diff": o.diff, "notes": [one_line(n) for n in o.notes]})
         for e in o.edits:
             rule = by_id.get(e.rule)
             edits.append({"file": o.display, "line": e.line, "column": e.column, "rule": e.rule,

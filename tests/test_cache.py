@@ -45,15 +45,17 @@ def entries(folder: Path) -> list[Path]:
 
 def test_warm_runs_say_exactly_what_cold_runs_and_uncached_runs_say(project, tmp_path):
     cache = tmp_path / "cache"
-    for command in (["run", "--jobs", "1"], ["run", "--jobs", "2"], ["check", "--jobs", "1"]):
+    for command in (["run", "--jobs", "1"], ["run", "--jobs", "2"], ["check", "--jobs", "1"],
+                    ["check", "--format", "json", "--jobs", "1"], ["check", "--format", "github", "--jobs", "2"]):
         shutil.rmtree(cache, ignore_errors=True)
         cold = cli(*command, "models", cwd=project, cache=cache)
         warm = cli(*command, "models", cwd=project, cache=cache)
         uncached = cli(*command, "--no-cache", "models", cwd=project, cache=tmp_path / "unused")
-        assert cold.returncode == warm.returncode == uncached.returncode == 1
+        assert cold.returncode == warm.returncode == uncached.returncode == 2  # two files cannot be processed
         assert cold.stdout == warm.stdout == uncached.stdout
         assert cold.stderr == warm.stderr == uncached.stderr
-        assert "models/syntax.py:1:7:" in warm.stderr and "models/latin1.py:1:6: not UTF-8" in warm.stderr
+        if "--format" not in command:
+            assert "models/syntax.py:1:7:" in warm.stderr and "models/latin1.py:1:6: error: not UTF-8" in warm.stderr
     assert len(entries(cache)) == 12  # each file read as text (the one that is not Python too; not latin1.py)
     assert not (tmp_path / "unused").exists(), "--no-cache writes nothing"
 
@@ -61,7 +63,7 @@ def test_warm_runs_say_exactly_what_cold_runs_and_uncached_runs_say(project, tmp
 def test_the_cache_is_at_the_project_root_and_git_ignores_it(project):
     sub = project / "models"
     done = cli("check", ".", cwd=sub)  # no PYPTO_MIGRATE_CACHE_DIR: the project's own folder
-    assert done.returncode == 1
+    assert done.returncode == 2  # two of its files cannot be processed
     folder = project / FOLDER
     assert (folder / ".gitignore").read_text().splitlines()[-1] == "*"
     assert (folder / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
@@ -104,7 +106,7 @@ def test_a_cache_that_cannot_be_written_is_not_used(project, tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     done = cli("run", "models", cwd=project, cache=blocker / "cache")
-    assert done.returncode == 1 and "internal error" not in done.stderr
+    assert done.returncode == 2 and "internal error" not in done.stderr
     assert done.stdout == cli("run", "--no-cache", "models", cwd=project).stdout
 
 
@@ -133,5 +135,5 @@ def test_cache_clean_refuses_a_folder_that_is_not_a_cache(tmp_path):
     precious.mkdir()
     (precious / "thesis.tex").write_text("...")
     done = cli("cache", "clean", cwd=tmp_path, cache=precious)
-    assert done.returncode == 1 and "does not look like a pypto-migrate cache" in done.stderr
+    assert done.returncode == 2 and "does not look like a pypto-migrate cache" in done.stderr
     assert (precious / "thesis.tex").exists()

@@ -181,7 +181,7 @@ def test_error_lines_start_with_the_position_one_line_each(tmp_path):
         "    return real(text, job, strict)\n"
         "r.migrate_text = boom\n"
         "from codemods.cli import main\n"
-        "main(['check', '--jobs', '1', '.'])\n"
+        "main(['check', '--jobs', '1', '--no-cache', '.'])\n"
     )
     done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 2

@@ -46,9 +46,9 @@ def test_the_output_is_the_same_bytes_for_any_number_of_jobs(tmp_path):
 def test_a_pool_is_started_only_where_it_pays(tmp_path, monkeypatch):
     pools = []
 
-    def recording(fn, items, costs, jobs):
+    def recording(fn, items, costs, jobs, on_done=None):
         pools.append((len(items), jobs))
-        return balanced_map(fn, items, costs, jobs)
+        return balanced_map(fn, items, costs, jobs, on_done)
 
     monkeypatch.setattr(runner, "balanced_map", recording)
     job = runner.Job(tuple(r.id for r in load_rules()))

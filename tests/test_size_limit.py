@@ -24,8 +24,8 @@ def test_a_file_over_the_limit_is_skipped_with_its_size_and_the_others_are_done(
     (tmp_path / "big.py").write_text(big)
     for command in ("run", "check"):
         done = cli(command, "--max-file-size", "2kB", ".", cwd=tmp_path)
-        assert done.returncode == 1
-        assert f"big.py: {size_text(len(big))}, over the size limit of 2 kB; skipped, left as it was" in done.stderr
+        assert done.returncode == 2  # a file could not be processed
+        assert f"big.py:1:1: error: {size_text(len(big))}, over the size limit of 2 kB; skipped, left as it was" in done.stderr
         assert "--max-file-size raises the limit" in done.stderr
     done = cli("run", "--max-file-size", "2kB", ".", cwd=tmp_path)
     assert "+++ b/small.py" in done.stdout and "big.py" not in done.stdout
