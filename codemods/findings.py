@@ -71,6 +71,13 @@ def _markers(text: str, known_ids: frozenset[str]) -> tuple[list[Finding], int]:
     return findings, reviewed
 
 
+def strict_findings(module: cst.Module, api: ApiTable) -> list[Finding]:
+    """The strict check's errors as findings at their places (removed ops left to the scan)."""
+    violations = _strict_violations(module, api)
+    where = starts(module, [node for node, _ in violations]) if violations else {}
+    return [Finding("API", *where[id(node)], message, "error") for node, message in violations]
+
+
 def _strict_violations(module: cst.Module, api: ApiTable) -> list[tuple[cst.CSTNode, str]]:
     from .strict import check_module
 
