@@ -143,6 +143,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="0.5,1,2,5", help="generated kernel sizes in MB")
     parser.add_argument("--size-repeat", type=int, default=1, help="runs per generated size")
     parser.add_argument("--quick", action="store_true", help="--repeat 3 --sizes 0.5,1")
+    parser.add_argument("--parts", default="deepseek,tree,sizes", help="which rows to measure")
     args = parser.parse_args()
     if args.quick:
         args.repeat, args.sizes = 3, "0.5,1"
@@ -162,36 +163,15 @@ def main() -> None:
         cache = tmp / "cache"
         env["PYPTO_MIGRATE_CACHE_DIR"] = str(cache)
 
-        files = [str(p) for p in deepseek_files()]
-        ours, theirs = paired([*TOOL, "run", "--no-cache", "--jobs", "1", *files], [PY, str(tmp / "parse_print.py"), *files],
-                              tmp, args.repeat, env)
-        lines.append(row(f"`run`, {len(files)} DeepSeek files", ours, theirs, "parse+print"))
-
-        tree = tmp / "tree"
-        counts = build_tree(tree)
-        print(f"tree: {sum(counts.values())} files ({', '.join(f'{v} {k}' for k, v in counts.items())})", file=sys.stderr)
-        jobs = str(args.jobs)
-        check = [*TOOL, "check", "--jobs", jobs, "."]
-        # --unified-diff: a dry run, as `check` is (its context must not be 0, which LibCST reads as "write").
-        codemod = [PY, "-m", "libcst.tool", "codemod", "-x", f"--jobs={jobs}", "--unified-diff=3", "--no-format", "--hide-progress",
-                   "--hide-generated-warnings", "--hide-blacklisted-warnings", "bench_codemod.RenameCommand", "."]
-        codemod_env = dict(env, PYTHONPATH=str(tmp) + os.pathsep + env["PYTHONPATH"])
-
-        def clean_cache() -> None:
-            subprocess.run([*TOOL, "cache", "clean"], cwd=tree, env=env, capture_output=True)
-
-        cold, lib = Runs(), Runs()
-        warm = Runs()
-        for _ in range(args.repeat):
-            clean_cache()
-            cold.samples.append(measure(check, tree, env))
-            warm.samples.append(measure(check, tree, env))
-            lib.samples.append(measure(codemod, tree, codemod_env))
-        lines.append(row(f"`check --jobs {jobs}`, cold, {sum(counts.values())} files", cold, lib, "codemod rename"))
-        lines.append(row(f"`check --jobs {jobs}`, warm (unchanged tree)", warm, lib, "codemod rename"))
-        lines.append(f"| warm against cold | {warm.time:.2f} s | {cold.time:.2f} s (cold) | {cold.time / warm.time:.1f}x faster | | |")
-
-        for mb in (float(s) for s in args.sizes.split(",")):
+        parts = set(args.parts.split(","))
+        if "deepseek" in parts:
+            files = [str(p) for p in deepseek_files()]
+            ours, theirs = paired([*TOOL, "run", "--no-cache", "--jobs", "1", *files],
+                                  [PY, str(tmp / "parse_print.py"), *files], tmp, args.repeat, env)
+            lines.append(row(f"`run`, {len(files)} DeepSeek files", ours, theirs, "parse+print"))
+        if "tree" in parts:
+            lines.extend(_tree_rows(tmp, env, args))
+        for mb in (float(s) for s in args.sizes.split(",")) if "sizes" in parts else ():
             path = tmp / f"kernel_{mb}MB.py"
             path.write_text(kernel_file(int(mb * 1_000_000)), encoding="utf-8")
             ours, theirs = paired([*TOOL, "run", "--no-cache", "--max-file-size", "0", "--jobs", "1", str(path)],
@@ -199,6 +179,34 @@ def main() -> None:
             lines.append(row(f"`run`, generated kernel of {mb:g} MB", ours, theirs, "parse"))
             print(f"  {mb:g} MB done", file=sys.stderr)
     print("\n".join(lines))
+
+
+def _tree_rows(tmp: Path, env: dict[str, str], args) -> list[str]:
+    rows: list[str] = []
+    tree = tmp / "tree"
+    counts = build_tree(tree)
+    print(f"tree: {sum(counts.values())} files ({', '.join(f'{v} {k}' for k, v in counts.items())})", file=sys.stderr)
+    jobs = str(args.jobs)
+    check = [*TOOL, "check", "--jobs", jobs, "."]
+    # --unified-diff: a dry run, as `check` is (its context must not be 0, which LibCST reads as "write").
+    codemod = [PY, "-m", "libcst.tool", "codemod", "-x", f"--jobs={jobs}", "--unified-diff=3", "--no-format", "--hide-progress",
+               "--hide-generated-warnings", "--hide-blacklisted-warnings", "bench_codemod.RenameCommand", "."]
+    codemod_env = dict(env, PYTHONPATH=str(tmp) + os.pathsep + env["PYTHONPATH"])
+
+    def clean_cache() -> None:
+        subprocess.run([*TOOL, "cache", "clean"], cwd=tree, env=env, capture_output=True)
+
+    cold, lib = Runs(), Runs()
+    warm = Runs()
+    for _ in range(args.repeat):
+        clean_cache()
+        cold.samples.append(measure(check, tree, env))
+        warm.samples.append(measure(check, tree, env))
+        lib.samples.append(measure(codemod, tree, codemod_env))
+    rows.append(row(f"`check --jobs {jobs}`, cold, {sum(counts.values())} files", cold, lib, "codemod rename"))
+    rows.append(row(f"`check --jobs {jobs}`, warm (unchanged tree)", warm, lib, "codemod rename"))
+    rows.append(f"| warm against cold | {warm.time:.2f} s | {cold.time:.2f} s (cold) | {cold.time / warm.time:.1f}x faster | | |")
+    return rows
 
 
 if __name__ == "__main__":

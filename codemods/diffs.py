@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 
 NO_EOL = "\\ No newline at end of file\n"
+# Lines of both texts above which the diff is anchored on unique lines (`long_diff`):
+# difflib turns quadratic on long repetitive code; no real kernel comes near.
+LONG = 20_000
 # Only "\n" ends a line for git and patch; str.splitlines would also split on \f, \x1c, U+2028...
 _LINE = re.compile(r"[^\n]*\n|[^\n]+")
 
@@ -26,13 +30,15 @@ def diff_body(before: str, after: str, context: int = 3) -> str:
     """The hunks of the diff, without the header that names the file."""
     if before == after:
         return ""
-    out = []
-    hunks = difflib.unified_diff(lines_of(before), lines_of(after), n=context, lineterm="\n")
-    for i, line in enumerate(hunks):
-        if i < 2:
-            continue  # difflib's own ---/+++ header; ours above carries the paths
-        out.append(line if line.endswith("\n") else line + "\n" + NO_EOL)
-    return "".join(out)
+    a, b = lines_of(before), lines_of(after)
+    if len(a) + len(b) > LONG:
+        from .long_diff import AnchoredMatcher, hunk_lines
+
+        hunks = hunk_lines(AnchoredMatcher(a, b).get_grouped_opcodes(context), a, b)
+    else:
+        # (difflib's own ---/+++ header is dropped; `with_header` writes ours, with the paths.)
+        hunks = itertools.islice(difflib.unified_diff(a, b, n=context, lineterm="\n"), 2, None)
+    return "".join(line if line.endswith("\n") else line + "\n" + NO_EOL for line in hunks)
 
 
 def restore_untouched(original: str, roundtrip: str, output: str) -> str:
