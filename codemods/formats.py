@@ -16,7 +16,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from . import __version__
-from .runner import Outcome, Summary
+from .runner import Outcome, Summary, _count
 
 FORMATS = ("text", "json", "sarif", "github")
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -126,10 +126,6 @@ def rule_table(ui, summary: Summary, rules) -> None:
             cells = (rule.id, rule.name, rule.safety, str(summary.per_rule[rule.id]), str(summary.files_per_rule[rule.id]))
             table.add_row(*(Text(c) for c in cells))
     ui.say(table)
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 # --- positions on disk ----------------------------------------------------------------------
