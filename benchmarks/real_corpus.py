@@ -32,9 +32,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from codemods.compile_report import disagreements, over_limits, pair_kernels, tool_capacity  # noqa: E402
-from codemods.compiler import CompilerUnavailable, compile_source, probe  # noqa: E402
-from codemods.rulebook import load_api  # noqa: E402
+from codemods.compiler.verdict import disagreements, over_limits, pair_kernels, tool_capacity  # noqa: E402
+from codemods.compiler.bridge import CompilerUnavailable, compile_source, probe  # noqa: E402
+from codemods.rulebook.loading import load_api  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
 SIZES = ROOT / "tests" / "real_corpus_sizes.toml"

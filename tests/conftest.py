@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from codemods.engine import migrate
-from codemods.rulebook import load_api, load_rules
-from codemods.runner import LEFTOVER_ID
+from codemods.migrate.engine import migrate
+from codemods.rulebook.loading import load_api, load_rules
+from codemods.run.runner import LEFTOVER_ID
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -18,7 +18,7 @@ def _results_cache(tmp_path_factory):
     (never in the checkout); tests of the cache itself choose theirs."""
     import os
 
-    from codemods.cache import ENV
+    from codemods.run.cache import ENV
 
     os.environ[ENV] = str(tmp_path_factory.mktemp("results-cache"))
     yield

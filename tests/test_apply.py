@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 
-from codemods.patches import recount
+from codemods.run.patches import recount
 from conftest import FIXTURES, pypto
 
 KERNEL = "import pypto.language as pl\n\n\ndef k(t):\n    return pl.view(t, [4, 4], [0, 0])\n"

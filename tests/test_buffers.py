@@ -10,7 +10,7 @@ import textwrap
 import libcst as cst
 import pytest
 
-from codemods.report import report_module
+from codemods.migrate.report import report_module
 
 PROGRAM = '''import pypto.language as pl
 
@@ -122,7 +122,7 @@ def test_the_compiler_still_gives_that_figure(case, tmp_path):
     from needs import pypto_or_skip
 
     pypto_or_skip()
-    from codemods.compiler import compile_source
+    from codemods.compiler.bridge import compile_source
 
     body, expected = CASES[case]
     path = tmp_path / "case.py"

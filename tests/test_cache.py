@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from codemods.cache import ENV, FOLDER
+from codemods.run.cache import ENV, FOLDER
 from conftest import FIXTURES
 
 KERNEL = "import pypto.language as pl\n\n\ndef k(t):\n    return pl.view(t, [4, 4], [0, 0])\n"

@@ -17,7 +17,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from codemods.formats import _escape_data, _escape_property
+from codemods.cli.formats import _escape_data, _escape_property
 from conftest import FIXTURES
 
 KERNEL = "import pypto.language as pl\n\n\ndef k(t):\n    return pl.view(t, [4, 4], [0, 0])\n"
@@ -174,13 +174,13 @@ def test_error_lines_start_with_the_position_one_line_each(tmp_path):
     (tmp_path / "k.py").write_text(KERNEL)
     (tmp_path / "syntax.py").write_text("def f(:\n")
     script = (
-        "import sys, codemods.runner as r\n"
+        "import sys, codemods.run.runner as r\n"
         "real = r.migrate_text\n"
         "def boom(text, job, strict=None):\n"
         "    if 'view' in text: raise RuntimeError('first line\\nsecond line\\n  third')\n"
         "    return real(text, job, strict)\n"
         "r.migrate_text = boom\n"
-        "from codemods.cli import main\n"
+        "from codemods.cli.commands import main\n"
         "main(['check', '--jobs', '1', '--no-cache', '.'])\n"
     )
     done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=300)
@@ -211,8 +211,8 @@ def test_no_user_text_is_markup(tmp_path):
     assert "x[/]/bad.py:1:7: error: " in text(cli("report", "x[/]", cwd=tmp_path), "stderr")
     from click.testing import CliRunner
 
-    from codemods.cli import main
-    from codemods.rulebook import load_rules
+    from codemods.cli.commands import main
+    from codemods.rulebook.loading import load_rules
 
     for rule in load_rules():  # in process: markup would be read the same way, and 20 interpreters cost 20 s
         shown = CliRunner().invoke(main, ["rules", rule.id]).stdout

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 from unidiff import PatchSet
 
-from codemods.cli import main
+from codemods.cli.commands import main
 from conftest import FIXTURES
 
 KERNEL = "import pypto.language as pl\n\n\ndef k(t):\n    return pl.view(t, [4, 4], [0, 0])\n"

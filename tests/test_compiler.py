@@ -1,4 +1,4 @@
-"""codemods.compiler against the real pypto compiler, on our own fixtures and small kernels;
+"""codemods.compiler.bridge against the real pypto compiler, on our own fixtures and small kernels;
 the memory report parser, the IR structure audit and the review-marker exemption on texts
 written here."""
 
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from codemods.compile_report import KernelCapacity, over_limits, pair_kernels, under_review_marker
-from codemods.ir_audit import audit_dump
-from codemods.memory_report import MemoryRecord, parse_memory_report
+from codemods.compiler.verdict import KernelCapacity, over_limits, pair_kernels, under_review_marker
+from codemods.compiler.ir_audit import audit_dump
+from codemods.compiler.memory_report import MemoryRecord, parse_memory_report
 from conftest import FIXTURES
 from needs import pypto_or_skip
 
@@ -58,7 +58,7 @@ class Shapes:
 @pytest.fixture
 def compiler():
     pypto_or_skip()
-    from codemods import compiler
+    from codemods.compiler import bridge as compiler
 
     return compiler
 

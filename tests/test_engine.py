@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codemods import transforms
-from codemods.engine import EngineError, SourceError, migrate
-from codemods.rulebook import Rule, Example
+from codemods.migrate import transforms
+from codemods.migrate.engine import EngineError, SourceError, migrate
+from codemods.rulebook.loading import Rule, Example
 from pathlib import Path
 
 HEADER = "import pypto.language as pl\n"
@@ -202,7 +202,7 @@ def test_what_libcst_loses_outside_the_edits_is_put_back(run_rules):
 @given(st.lists(st.sampled_from(["a\n", "b\n", "c\n", "d\n"]), min_size=1, max_size=12),
        st.lists(st.integers(0, 11), max_size=3), st.lists(st.integers(0, 11), max_size=3))
 def test_restore_untouched_keeps_edits_and_restores_the_rest(lines, lossy_at, edit_at):
-    from codemods.diffs import restore_untouched
+    from codemods.text.diffs import restore_untouched
 
     original = "".join(lines)
     roundtrip_lines = [l.replace("\n", " \n") if i in lossy_at else l for i, l in enumerate(lines)]  # "lost" whitespace

@@ -67,7 +67,7 @@ def test_aliases_and_lookalikes(run_rules):
 def test_check_passes_once_flagged_lines_are_reviewed(tmp_path, monkeypatch):
     from click.testing import CliRunner
 
-    from codemods.cli import main
+    from codemods.cli.commands import main
 
     monkeypatch.chdir(tmp_path)
     for name in NAMES:

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from codemods import runner
-from codemods.parallel import balanced_map
-from codemods.rulebook import load_rules
+from codemods.run import runner
+from codemods.run.parallel import balanced_map
+from codemods.rulebook.loading import load_rules
 from conftest import FIXTURES
 
 

@@ -14,9 +14,9 @@ import libcst as cst
 import pytest
 from click.testing import CliRunner
 
-from codemods.cli import main
-from codemods.kernels import OpIndex, find_regions, kernel_functions, parameter_value
-from codemods.strict import check_module
+from codemods.cli.commands import main
+from codemods.model.kernels import OpIndex, find_regions, kernel_functions, parameter_value
+from codemods.check.strict import check_module
 from conftest import FIXTURES, ROOT
 
 LIBRARY = FIXTURES / "library"

@@ -8,9 +8,9 @@ import difflib
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codemods import diffs, long_diff
-from codemods.diffs import diff_body, lines_of
-from codemods.review import apply, hunks_of
+from codemods.text import diffs, long_diff
+from codemods.text.diffs import diff_body, lines_of
+from codemods.cli.review import apply, hunks_of
 
 # Few distinct lines, so that most repeat (the case difflib is slow on), some unique ones.
 LINE = st.one_of(st.sampled_from(["a\n", "b\n", "    x = 1\n", "\n", "c"]), st.integers(0, 50).map(lambda n: f"u{n}\n"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import shutil
 
-from codemods.rulebook import choose_rules, load_rules
+from codemods.rulebook.loading import choose_rules, load_rules
 from conftest import FIXTURES, ROOT, pypto
 
 
@@ -50,7 +50,7 @@ def test_ignore_handoff_refuses_what_it_would_break_and_says_why(tmp_path):
 def test_without_requires_the_output_check_still_catches_undefined_names(tmp_path):
     rules = tmp_path / "rules"
     shutil.copytree(ROOT / "rules", rules)
-    for path in rules.glob("PTO*.toml"):
+    for path in rules.glob("*/PTO*.toml"):
         path.write_text(re.sub(r"^requires = .*\n", "", path.read_text(), flags=re.M))
     kernel = _copy(tmp_path, "real_batch_loop.py")
     result = pypto("run", "--write", "--ignore", "PTO004", kernel.name, cwd=tmp_path, env={"PYPTO_MIGRATE_RULES": str(rules)})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from codemods.pattern import PatternError, compile_call, match_call, render_call
+from codemods.rulebook.pattern import PatternError, compile_call, match_call, render_call
 
 
 def call(code: str) -> cst.Call:

@@ -38,7 +38,7 @@ def migrated(tmp_path_factory):
 def compiled(migrated):
     """The compiler's verdict on each migrated DeepSeek file (passes stage), computed once."""
     pypto_or_skip()
-    from codemods.compiler import compile_source
+    from codemods.compiler.bridge import compile_source
 
     tree = migrated[0]
     cache = {}
@@ -101,8 +101,8 @@ def test_deepseek_migration_has_the_structure_of_a_correct_migration(compiled, n
 
 def _kernel_pairs(migrated, compiled, name):
     """The tool's capacity figures of the migrated file beside the compiler's memory report."""
-    from codemods.compile_report import pair_kernels, tool_capacity
-    from codemods.rulebook import load_api
+    from codemods.compiler.verdict import pair_kernels, tool_capacity
+    from codemods.rulebook.loading import load_api
 
     result = compiled(name)
     assert result.memory, f"no memory report (an earlier stage failed):\n{_errors(result)}"
@@ -125,7 +125,7 @@ def test_deepseek_compiler_overflows_are_seen_by_the_tool(migrated, compiled, na
 @pytest.mark.parametrize("name", DEEPSEEK)
 def test_deepseek_capacity_figures_are_the_compilers(migrated, compiled, name):
     """Every kernel, every space: the tool's bytes are the compiler's memory report's, to its rounding."""
-    from codemods.compile_report import disagreements
+    from codemods.compiler.verdict import disagreements
 
     pairs = _kernel_pairs(migrated, compiled, name)
     assert len(pairs) >= 6 and all(p.tool and p.compiler for p in pairs)

@@ -7,9 +7,9 @@ import json
 import libcst as cst
 from click.testing import CliRunner
 
-from codemods.cli import main
-from codemods.report import report_module
-from codemods.rulebook import load_rules
+from codemods.cli.commands import main
+from codemods.migrate.report import report_module
+from codemods.rulebook.loading import load_rules
 from conftest import FIXTURES
 
 

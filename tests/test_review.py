@@ -6,10 +6,10 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codemods.cli import main
-from codemods.diffs import unified_diff
-from codemods.engine import Edit
-from codemods.review import Terminal, apply, hunks_of, review_file, rules_of
+from codemods.cli.commands import main
+from codemods.text.diffs import unified_diff
+from codemods.migrate.engine import Edit
+from codemods.cli.review import Terminal, apply, hunks_of, review_file, rules_of
 from conftest import FIXTURES
 
 _line = st.sampled_from(["a", "b", "x = 1", "", "    y", "pl.view(t)"])

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from codemods.rulebook import load_rules
-from codemods.transforms import KINDS
+from codemods.rulebook.loading import load_rules
+from codemods.migrate.transforms import KINDS
 
 RULES = load_rules()
 EXAMPLES = [pytest.param(r, ex, id=f"{r.id}-{r.name}-example-{i}") for r in RULES for i, ex in enumerate(r.examples, 1)]

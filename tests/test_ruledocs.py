@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from codemods.rulebook import load_rules
-from codemods.ruledocs import markdown_table, render, with_table
+from codemods.rulebook.loading import load_rules
+from codemods.cli.ruledocs import markdown_table, render, with_table
 from conftest import ROOT, pypto
 
 RULES = load_rules()
@@ -52,4 +52,4 @@ def test_the_listing_is_plain_text(tmp_path):
 
 def test_the_readme_table_is_generated_from_the_rule_files():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert with_table(readme, RULES) == readme, "README's rule table is stale: run `python -m codemods.ruledocs README.md`"
+    assert with_table(readme, RULES) == readme, "README's rule table is stale: run `python -m codemods.cli.ruledocs README.md`"

@@ -11,10 +11,10 @@ import time
 
 import pytest
 
-from codemods import sources
-from codemods.discovery import discover
-from codemods.runner import Job, process
-from codemods.sources import FileProblem, read_text, write_atomic
+from codemods.text import sources
+from codemods.run.discovery import discover
+from codemods.run.runner import Job, process
+from codemods.text.sources import FileProblem, read_text, write_atomic
 
 
 def test_atomic_write_keeps_mode_and_content(tmp_path):
@@ -48,15 +48,15 @@ def test_killed_midway_leaves_each_file_whole(tmp_path):
         (tmp_path / f"k{i:02}.py").write_text(kernel)
     script = textwrap.dedent(
         f"""
-        import time, codemods.sources as s
+        import time, codemods.text.sources as s
         real = s.write_atomic
         def slow(path, text):
             real(path, text)
             time.sleep(0.05)
         s.write_atomic = slow
-        import codemods.runner as r
+        import codemods.run.runner as r
         r.write_atomic = slow
-        from codemods.cli import main
+        from codemods.cli.commands import main
         main(["run", "--write", "--jobs", "1", {str(tmp_path)!r}])
         """
     )
@@ -92,11 +92,11 @@ def test_engine_errors_never_write(tmp_path, monkeypatch):
     f.write_text("import pypto.language as pl\npl.view(a, [1], [0])\n")
 
     def broken(*_a, **_k):
-        from codemods.engine import EngineError
+        from codemods.migrate.engine import EngineError
 
         raise EngineError("engine error: rule PTO001 produced code that does not parse", 2, 1)
 
-    monkeypatch.setattr("codemods.runner.migrate", broken)
+    monkeypatch.setattr("codemods.run.runner.migrate", broken)
     outcome = process(f, Job(("PTO001",), write=True))
     assert outcome.error and "PTO001" in outcome.error and outcome.error.endswith("does not parse")
     assert not outcome.written and outcome.diff == ""
@@ -147,7 +147,7 @@ def test_an_internal_error_costs_only_its_file(tmp_path, monkeypatch):
     def bug(*_a, **_k):
         raise KeyError("surprise")
 
-    monkeypatch.setattr("codemods.runner.migrate", bug)
+    monkeypatch.setattr("codemods.run.runner.migrate", bug)
     outcome = process(f, Job(("PTO001",), write=True))
     assert outcome.error == f"{outcome.display}: internal error, left as it was (KeyError: 'surprise'); please report it"
     assert "pl.view" in f.read_text()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from codemods.sources import parse_size, size_text
+from codemods.text.sources import parse_size, size_text
 
 KERNEL = "import pypto.language as pl\n\n\ndef k(t):\n    return pl.view(t, [4, 4], [0, 0])\n"
 

@@ -6,7 +6,7 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from codemods.strict import check_module
+from codemods.check.strict import check_module
 from conftest import FIXTURES
 
 DEEPSEEK = sorted(p.name for p in (FIXTURES / "before").glob("deepseek_v3_2_*.py"))

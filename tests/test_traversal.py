@@ -9,8 +9,8 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from codemods.positions import code_and_starts
-from codemods.traversal import STATEMENT_TYPES, TRIVIA, children, content, own_and_nested, walk
+from codemods.syntax.positions import code_and_starts
+from codemods.syntax.traversal import STATEMENT_TYPES, TRIVIA, children, content, own_and_nested, walk
 from conftest import FIXTURES
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])

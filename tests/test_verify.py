@@ -7,7 +7,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from codemods.cli import main
+from codemods.cli.commands import main
 from codemods.interp.execute import Settings, load
 from codemods.interp.ops import STRICT, Machine
 from codemods.interp.values import KernelError

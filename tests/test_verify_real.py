@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from codemods.cli import main
+from codemods.cli.commands import main
 from codemods.interp.execute import Settings, load, make_inputs, run
 from codemods.interp.ops import OLD, STRICT, Machine
 from codemods.interp.values import KernelError
@@ -44,7 +44,7 @@ def test_a_broken_hand_migration_is_caught():
     assert broken != new
     path = KERNELS / "real_idioms_old.py"
     from codemods.interp.verify import MISMATCH, verify
-    from codemods.rulebook import load_api
+    from codemods.rulebook.loading import load_api
 
     verdict = verify((str(path), path.read_text()), ("new.py", broken),
                      Settings(inputs={"lens": (1, 8), "pick_t": (0, 1)}), load_api())

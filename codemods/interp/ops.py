@@ -6,7 +6,7 @@ raises (operand kinds checked with the API table, as its parser dispatches; remo
 arguments), and the structure the idioms file demands: tile ops only inside kernels, no
 Tile leaving its kernel (or its parallel iteration), vector ops on Vec tiles, matmul
 operands in Left/Right, loads and stores inside their tensors. Idiom-level advice the
-compiler accepts (a tensor op left inside a kernel) is `codemods.strict`'s to report.
+compiler accepts (a tensor op left inside a kernel) is `codemods.check.strict`'s to report.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import itertools
 
 import numpy as np
 
-from ..rulebook import ApiTable
+from ..rulebook.loading import ApiTable
 from . import dtypes as D
 from .values import KernelError, Tensor, Tile, kind, type_name, window
 

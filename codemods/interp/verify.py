@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..rulebook import ApiTable
+from ..rulebook.loading import ApiTable
 from . import execute
 from .execute import Settings, SetupError, SizeError
 from .ops import OLD, STRICT, Machine

@@ -1,0 +1,256 @@
+"""Does a kernel file obey the strict 2026-03 API? An independent check of the output.
+
+The planner predicts types of old code; this module reads *new* code only, with the API
+table's rules and nothing else, so a migration is checked by something that did not write
+it. It reports what the target compiler would reject (a Tensor given to a tile-only op, a
+mix in a unified op, `valid_shape` on `create_tensor`, removed ops) and what the idioms
+file says is wrong although the compiler accepts it (tile ops in orchestration, a Tile
+crossing a kernel boundary, vector ops on Mat/Left/Right tiles, non-constant tile shapes,
+`tensor.read` and `create_tensor` inside kernels, a tile reduction without its scratch).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ..model.kernels import OpIndex, find_regions, kernel_functions, parameter_value
+from ..syntax.nodes import code, statements
+from ..syntax.traversal import content
+from ..rulebook.loading import ApiTable
+from ..model.values import ACC, LEFT, RIGHT, SCALAR, TENSOR, TILE, UNKNOWN, VEC, Val
+
+SHAPED = {"load": 2, "create_tile": 0, "tile.full": 0}
+
+
+@dataclass(frozen=True)
+class Violation:
+    node: cst.CSTNode
+    message: str
+
+
+@dataclass(frozen=True)
+class _V:
+    """A value with the kernel it lives in (tiles cannot leave it)."""
+
+    val: Val
+    home: int | None = None
+
+
+class StrictChecker:
+    def __init__(self, module: cst.Module, api: ApiTable) -> None:
+        self.api = api
+        self.ops = OpIndex(module, api.module).ops
+        self.module = module
+        self.found: list[Violation] = []
+
+    def run(self) -> list[Violation]:
+        for kf in kernel_functions(self.module, self.ops):
+            env_numbers = {n: c.value for n, c in kf.constants.items()}
+            self.regions = {r.node: r for r, _ in find_regions(kf.node, self.ops, env_numbers)}
+            self.constants = kf.constants
+            env: dict[str, _V] = {}
+            self.tile_homes: dict[str, int] = {}
+            for p in [*kf.node.params.posonly_params, *kf.node.params.params, *kf.node.params.kwonly_params]:
+                annotation = p.annotation.annotation if p.annotation is not None else None
+                env[p.name.value] = _V(parameter_value(annotation, self.ops))
+            whole = self.regions.get(kf.node)  # a kernel function: its whole body is one kernel
+            home = whole.index if whole is not None else None
+            for name, v in env.items():
+                env[name] = _V(v.val, home)
+            self._block(statements(kf.node), env, home)
+        return self.found
+
+    def _bad(self, node, message: str) -> None:
+        self.found.append(Violation(node, message))
+
+    # -- statements ----------------------------------------------------------------------
+    def _block(self, stmts, env, region) -> None:
+        for s in stmts:
+            self._statement(s, env, region)
+
+    def _statement(self, s, env, region) -> None:
+        inner = self.regions.get(s)
+        here = inner.index if inner is not None and region is None else region
+        if isinstance(s, cst.SimpleStatementLine):
+            for small in s.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                    name = small.targets[0].target.value
+                    value = self._expr(small.value, env, region, s)
+                    env[name] = _V(value, region)
+                    if value.kind == TILE and region is not None:
+                        first = self.tile_homes.setdefault(name, region)
+                        if first != region:
+                            self._bad(small.targets[0].target, f"tile name {name} of kernel {first} is bound again in kernel "
+                                      f"{region}: the compiler carries it across kernels; give it a name of its own")
+                elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
+                    name = small.target.value
+                    value = self._expr(small.value, env, region, s)
+                    declared = parameter_value(small.annotation.annotation, self.ops)
+                    if {value.kind, declared.kind} == {TENSOR, TILE}:
+                        self._bad(small.annotation, f"Type annotation for '{name}' is {declared.kind} but expression has type {value.kind}")
+                    env[name] = _V(declared if value.kind == UNKNOWN else value, region)
+                elif isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Expr, cst.Return)):
+                    if small.value is not None:
+                        self._expr(small.value, env, region, s)
+        elif isinstance(s, cst.For):
+            self._expr(s.iter, env, region, s)
+            if isinstance(s.target, cst.Name):
+                env[s.target.value] = _V(Val(SCALAR))
+            self._block(statements(s), env, here)
+        elif isinstance(s, cst.With):
+            self._block(statements(s), env, here)
+        elif isinstance(s, (cst.If, cst.While)):
+            self._expr(s.test, env, region, s)
+            self._block(statements(s), env, region)
+            if isinstance(s, cst.If) and s.orelse is not None:
+                self._block(statements(s.orelse), env, region)
+
+    # -- expressions ---------------------------------------------------------------------
+    def _expr(self, node, env, region, stmt) -> Val:
+        if isinstance(node, cst.Name):
+            v = env.get(node.value)
+            if v is None:
+                # Only the numbers of the module and builder are known scalars; a helper, an
+                # import or a global of unknown value is unknown, and unknown is never an error.
+                return Val(SCALAR) if node.value in self.constants else Val(UNKNOWN)
+            if v.val.kind == TILE and v.home != region:
+                where = f"kernel {region}" if region else "orchestration"
+                self._bad(node, f"Tile {node.value} of kernel {v.home} is used in {where}: a Tile cannot cross a kernel boundary")
+            return v.val
+        if isinstance(node, cst.Call):
+            op = self.ops.get(node)
+            if op is None:
+                for a in node.args:
+                    self._expr(a.value, env, region, stmt)
+                return Val(UNKNOWN)
+            return self._call(op, node, env, region, stmt)
+        if isinstance(node, (cst.List, cst.Tuple)):
+            for e in node.elements:
+                self._expr(e.value, env, region, stmt)
+            return Val(UNKNOWN)
+        if isinstance(node, (cst.Integer, cst.Float)):
+            return Val(SCALAR)
+        known = isinstance(node, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.BooleanOperation))
+        for child in content(node):
+            if isinstance(child, cst.BaseExpression):
+                known = self._expr(child, env, region, stmt).kind == SCALAR and known
+        # Arithmetic on known scalars is a scalar; attributes (`x.shape[0]`), subscripts and
+        # arithmetic on anything unknown are unknown.
+        return Val(SCALAR if known else UNKNOWN)
+
+    def _call(self, op, node: cst.Call, env, region, stmt) -> Val:
+        spec = self.api.ops.get(op)
+        pos = [a.value for a in node.args if a.keyword is None]
+        kw = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        if op in ("range", "parallel", "unroll", "auto_incore", "incore"):
+            for p in pos:
+                self._expr(p, env, region, stmt)
+            return Val(SCALAR)
+        if spec is None:
+            for p in pos:
+                self._expr(p, env, region, stmt)
+            return Val(UNKNOWN)
+        if spec.kind == "removed":
+            self._bad(node, f"Unknown tensor operation: {op} (removed; use pl.{spec.replacement})")
+            return Val(UNKNOWN)
+        vals = [self._expr(p, env, region, stmt) for p in pos]
+        for p in kw.values():
+            self._expr(p, env, region, stmt)
+        self._arity(op, spec, node, pos, kw)
+        self._roles(op, spec, node, vals)
+        result = self._result(op, spec, node, pos, kw, vals)
+        self._structure(op, node, pos, kw, vals, result, region)
+        return result
+
+    def _arity(self, op, spec, node, pos, kw) -> None:
+        """The table's parameter lists are the target's whole signatures (checked on the real corpus)."""
+        if spec.params and len(pos) > len(spec.params):
+            self._bad(node, f"{op}() takes {len(spec.params)} positional arguments ({', '.join(spec.params)}) "
+                      f"but {len(pos)} were given")
+        missing = [p for p in spec.params[len(pos):spec.required] if p not in kw]
+        if missing:
+            self._bad(node, f"{op}() missing {len(missing)} required positional argument{'s' * (len(missing) != 1)}: "
+                      + " and ".join(f"'{p}'" for p in missing))
+
+    def _roles(self, op, spec, node, vals) -> None:
+        first = vals[0] if vals else Val(UNKNOWN)
+        family = "tile" if spec.kind == "tile-only" or first.kind == TILE else "tensor"
+        for i, v in enumerate(vals):
+            if i >= len(spec.params) or v.kind == UNKNOWN:
+                continue
+            role = spec.roles.get(spec.params[i], "")
+            which = "argument" if len(spec.params) == 1 else f"argument {i + 1}"
+            if role == "tile" and v.kind != TILE:
+                self._bad(node, f"The operator tile.{op} requires {which} to be a TileType, but got {_type(v)}")
+            elif role == "tensor" and v.kind != TENSOR:
+                self._bad(node, f"The operator tensor.{op} requires {which} to be a TensorType, but got {_type(v)}")
+            elif role == "value" and i > 0 and first.kind in (TENSOR, TILE) and v.kind != first.kind:
+                self._bad(node, f"The operator {family}.{op} requires {which} to be a {_type(first)}, but got {_type(v)}")
+            elif role == "value-or-scalar" and first.kind in (TENSOR, TILE) and v.kind in (TENSOR, TILE) and v.kind != first.kind:
+                self._bad(node, f"The operator {family}.{op} requires {which} to be a {_type(first)} or a scalar, but got {_type(v)}")
+
+    def _result(self, op, spec, node, pos, kw, vals) -> Val:
+        first = vals[0] if vals else Val(UNKNOWN)
+        if spec.result == "scalar":
+            return Val(SCALAR)
+        if spec.result == "tensor":
+            return Val(TENSOR)
+        if op in ("load", "create_tile", "tile.full"):
+            space = _attr(kw.get("target_memory")) or VEC
+            return Val(TILE, space=space)
+        if op == "move":
+            return Val(TILE, space=_attr(kw.get("target_memory") or (pos[1] if len(pos) > 1 else None)) or VEC)
+        if op == "matmul":
+            return Val(first.kind, space=ACC if first.kind == TILE else None)
+        if spec.result == "tile":
+            return Val(TILE, space=VEC)
+        if first.kind == TILE:
+            return Val(TILE, space=first.space if op in ("slice", "reshape") else VEC)
+        return Val(first.kind)
+
+    def _structure(self, op, node, pos, kw, vals, result, region) -> None:
+        tile_involved = result.kind == TILE or any(v.kind == TILE for v in vals)
+        if region is None and tile_involved and op != "store":
+            self._bad(node, f"tile op pl.{op} in orchestration: it belongs inside a kernel region")
+        if region is not None:
+            if op == "tensor.read" or (op == "read" and vals and vals[0].kind == TENSOR):
+                self._bad(node, "pl.tensor.read inside a kernel breaks the lowering: load the tensor and use pl.tile.read")
+            if op == "create_tensor":
+                self._bad(node, "pl.create_tensor inside a kernel becomes a tile: create hand-off tensors in orchestration")
+            if op == "slice" and vals and vals[0].kind == TENSOR:
+                self._bad(node, "a Tensor slice inside a kernel: load the data with pl.load instead")
+        if op == "create_tensor" and "valid_shape" in kw:
+            self._bad(node, "create() got an unexpected keyword argument 'valid_shape'")
+        spec = self.api.ops[op]
+        if spec.unit == "vector" and vals and vals[0].kind == TILE:
+            for i, v in enumerate(vals):
+                accepted = v.space == ACC and spec.may_read_acc(i)
+                if v.kind == TILE and v.space not in (VEC, None) and not accepted:
+                    self._bad(node, f"vector op pl.{op} reads a tile in {v.space}; vector ops work on Vec tiles")
+            if spec.scratch and len(pos) <= spec.params.index(spec.scratch) and spec.scratch not in kw:
+                self._bad(node, f"tile pl.{op} needs its scratch tile ({spec.scratch})")
+        if op == "matmul" and vals and vals[0].kind == TILE:
+            spaces = self.api.ops["matmul"].space
+            for v, want in zip(vals[:2], (spaces.get("lhs", LEFT), spaces.get("rhs", RIGHT))):
+                if v.kind == TILE and v.space != want:
+                    self._bad(node, f"matmul operand in {v.space}: it must be moved to {want}")
+        shape_at = SHAPED.get(op, 1 if op == "reshape" and vals and vals[0].kind == TILE else None)
+        if shape_at is not None and shape_at < len(pos) and isinstance(pos[shape_at], (cst.List, cst.Tuple)):
+            for e in pos[shape_at].elements:
+                if not isinstance(e.value, (cst.Name, cst.Integer)):
+                    self._bad(e.value, f"tile shape {code(e.value)} is not a compile-time constant name: hoist it")
+
+
+def check_module(module: cst.Module, api: ApiTable) -> list[Violation]:
+    return StrictChecker(module, api).run()
+
+
+def _type(v: Val) -> str:
+    return {TENSOR: "TensorType", TILE: "TileType", SCALAR: "ScalarType"}.get(v.kind, "an unknown type")
+
+
+def _attr(node) -> str | None:
+    return node.attr.value if isinstance(node, cst.Attribute) else None
+

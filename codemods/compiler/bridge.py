@@ -1,0 +1,157 @@
+"""Compile a kernel file's source with the real pypto compiler, in a child process.
+
+Stages: `parse` imports the module and builds each program (the DSL parser and its type
+checks run there; this is where every Tile/Tensor error of the 2026-03 API comes from);
+`passes` also runs the default pass pipeline on the CCE backend, reads its per-kernel
+memory report and audits the IR it prints after the last pass (`codemods.compiler.ir_audit`).
+
+The child (`codemods.compiler.worker`) imports the user's module, so module-level code runs;
+a crash or a hang of pypto's C++ core costs that file only, and pypto's global state
+starts fresh for each file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .ir_audit import StructureProblem
+from .memory_report import MemoryRecord
+
+STAGES = ("parse", "passes")
+DEFAULT_TIMEOUT = 300.0
+INSTALL_HINT = "python -m pip install pypto-0.1.0-cp311-cp311-linux_x86_64.whl (the pinned compiler's wheel)"
+# What pypto prints on stderr that says nothing about a crash: its log, nanobind's leak list at exit.
+_NOISE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[.\d]* [A-Z] \||nanobind:| - leaked | - \.\.\. skipped|See https://nanobind)")
+
+
+@dataclass(frozen=True)
+class CompileError:
+    """Where the compiler rejected the file, in the user's file (1-based line and column)."""
+
+    line: int
+    column: int
+    message: str
+
+
+@dataclass
+class CompileResult:
+    stage: str
+    programs: list[str] = field(default_factory=list)  # the builders / program classes compiled
+    errors: list[CompileError] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    memory: list[MemoryRecord] = field(default_factory=list)
+    structure: list[StructureProblem] = field(default_factory=list)
+    skipped: str | None = None  # why nothing was compiled (no program in the file)
+    sets: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+
+class CompilerUnavailable(Exception):
+    """pypto cannot be imported by this Python."""
+
+
+def unavailable_message(reason: str) -> str:
+    return (
+        f"--compile needs the pypto compiler, which {sys.executable} cannot import ({reason}). "
+        f"Install it into this environment: {INSTALL_HINT}"
+    )
+
+
+def probe(timeout: float = 120.0) -> None:
+    """Raise CompilerUnavailable unless a child process can import pypto.language."""
+    _ask({"probe": True}, timeout)
+
+
+def compile_source(path: Path, text: str | None, stage: str = "parse", sets: dict[str, str] | None = None,
+                   timeout: float = DEFAULT_TIMEOUT, defaults: dict[str, str] | None = None) -> CompileResult:
+    """Compile `text` as if it were the file at `path` (None: the file as it is on disk).
+
+    Sizes: `sets` (NAME -> VALUE, as `verify --set`) over the file's own
+    `# pypto-migrate: verify --set ...` line; module constants are replaced, builder
+    parameters passed. `defaults` ([tool.pypto-migrate] set) apply where the file has the name,
+    under its own line.
+    """
+    if stage not in STAGES:
+        raise ValueError(f"unknown compile stage {stage!r}; one of {', '.join(STAGES)}")
+    source = text if text is not None else path.read_text(encoding="utf-8-sig")
+    merged = file_sets(source, defaults or {}) | dict(sets or {})
+    with tempfile.TemporaryDirectory(prefix="pypto-migrate-compile-") as workdir:
+        request = {"path": str(Path(path).resolve()), "text": text, "stage": stage, "sets": merged, "workdir": workdir}
+        try:
+            reply = _ask(request, timeout)
+        except _Failed as exc:
+            return CompileResult(stage, errors=[CompileError(1, 1, str(exc))], sets=merged)
+    return CompileResult(
+        stage,
+        programs=reply.get("programs", []),
+        errors=[CompileError(e["line"], e["column"], e["message"]) for e in reply.get("errors", [])],
+        notes=reply.get("notes", []),
+        memory=[MemoryRecord(**m) for m in reply.get("memory", [])],
+        structure=[StructureProblem(**s) for s in reply.get("structure", [])],
+        skipped=reply.get("skipped"),
+        sets=merged,
+    )
+
+
+def file_sets(text: str, defaults: dict[str, str] | None = None) -> dict[str, str]:
+    """The sizes of the file's own `# pypto-migrate: verify --set ...` line (over `defaults`)."""
+    from ..interp.execute import Settings, SetupError
+
+    try:
+        return Settings(defaults=(defaults or {}, {})).merged_over(text).sets
+    except SetupError:  # a malformed --input on that line is verify's business, not ours
+        return {}
+
+
+class _Failed(Exception):
+    """The child did not answer: it crashed, hung or printed no result."""
+
+
+def _ask(request: dict, timeout: float) -> dict:
+    env = dict(os.environ)
+    # The child must import this very package even when it is not installed (a checkout on
+    # PYTHONPATH); appended, so that nothing of ours shadows what the user's code imports.
+    package_root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH"), package_root) if p)
+    with tempfile.TemporaryDirectory(prefix="pypto-migrate-cwd-") as cwd:  # no module of the caller's cwd shadows pypto
+        try:
+            done = subprocess.run(
+                [sys.executable, "-m", "codemods.compiler.worker"],
+                input=json.dumps(request), capture_output=True, text=True, timeout=timeout, cwd=cwd, env=env,
+            )
+        except subprocess.TimeoutExpired:
+            raise _Failed(f"the compiler did not finish within {timeout:g} s; stopped") from None
+    try:
+        reply = json.loads(done.stdout) if done.stdout.strip() else None
+    except json.JSONDecodeError:
+        reply = None
+    if reply is None:
+        raise _Failed(_crash_message(done))
+    if "unavailable" in reply:
+        raise CompilerUnavailable(reply["unavailable"])
+    if "internal" in reply:
+        raise _Failed(f"internal error of pypto-migrate's compile worker ({reply['internal']}); please report it")
+    return reply
+
+
+def _crash_message(done: subprocess.CompletedProcess) -> str:
+    if done.returncode < 0:
+        try:
+            how = f"was killed by {signal.Signals(-done.returncode).name}"
+        except ValueError:
+            how = f"was killed by signal {-done.returncode}"
+    else:
+        how = f"exited with status {done.returncode} without a result"
+    tail = [line for line in done.stderr.splitlines() if line.strip() and not _NOISE.match(line)][-3:]
+    return f"the compiler {how}" + (": " + " | ".join(s.strip() for s in tail) if tail else "")

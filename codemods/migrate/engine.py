@@ -1,0 +1,430 @@
+"""Migrate one source text: one LibCST traversal per phase serves every selected rule.
+
+Data flows one way: text -> CST -> rules (edits, statement edits, flags) -> new text ->
+re-parse -> findings read off the new text (`codemods.check.findings`).
+"""
+
+from __future__ import annotations
+
+import ast
+import gc
+import re
+import sys
+from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import lru_cache
+
+import libcst as cst
+
+from ..text.diffs import restore_untouched
+from ..check.findings import MARKER, scan
+from ..model.kernels import OpIndex
+from ..syntax.memo import forget, per_file
+from ..syntax.positions import code_and_starts, starts
+from ..check.results import Edit, EngineError, Finding, Result, SourceError  # noqa: F401  (their home before)
+from ..rulebook.loading import ApiTable, Rule
+from ..syntax.traversal import content
+from .transforms import make_transform
+
+BOM = "\ufeff"
+
+
+class Context:
+    """What a rule sees of the file while the traversal runs."""
+
+    def __init__(self, module: cst.Module, api: ApiTable, text: str | None = None) -> None:
+        self.api = api
+        self.module = module
+        self.text = text  # the module's code, when known
+        self.ops = OpIndex(module, api.module).ops
+        self._plan = None
+        self.flags: list[tuple[Rule, cst.CSTNode, str]] = []
+        self.node_flags: dict[cst.CSTNode, list[tuple[Rule, str]]] = {}
+        self.statement_edits: dict[cst.CSTNode, list[tuple[Rule, str, str]]] = {}
+
+    def plan(self):
+        """The migration plan of this file, computed once, on the input, for all rules."""
+        if self._plan is None:
+            from .planner import plan_module  # only type-directed rules pay for it
+
+            self._plan = plan_module(self.module, self.api, self.text)
+        return self._plan
+
+    def insert(self, rule: Rule, where: str, node: cst.CSTNode, code: str = "") -> None:
+        """Statement edits: code `before`/`after` a statement, `prepend` to a body, `remove` it."""
+        self.statement_edits.setdefault(node, []).append((rule, where, code))
+
+    def flag_at(self, rule: Rule, statement: cst.CSTNode, message: str) -> None:
+        self.node_flags.setdefault(statement, []).append((rule, message))
+
+    def op_of(self, func: cst.BaseExpression) -> str | None:
+        """The API op a callee names here ('view', 'tensor.read'), resolving the module alias."""
+        return self.ops.get(func)
+
+    def position(self, node: cst.CSTNode) -> tuple[int, int]:
+        """1-based line and column of a node of the *input* tree (a code generation pass: for
+        errors; the edits of a phase are placed together, see `migrate`)."""
+        return starts(self.module, [node])[id(node)]
+
+    def flag(self, rule: Rule, node: cst.CSTNode, message: str) -> None:
+        """Ask a person to decide at this node's statement; the engine writes the marker."""
+        self.flags.append((rule, node, message))
+
+
+Hook = Callable[[cst.CSTNode, cst.CSTNode, Context], cst.CSTNode | None]
+
+
+class _Dispatcher(cst.CSTTransformer):
+    def __init__(self, module: cst.Module, rules: tuple[Rule, ...], api: ApiTable, text: str | None = None) -> None:
+        super().__init__()
+        self.ctx = Context(module, api, text)
+        self.touched: list[tuple[Rule, cst.CSTNode]] = []
+        self._texts: list[tuple[str, str]] = []  # before/after of each touched node, for reports
+        self.marked = False  # a review marker was written (a change that touches no node)
+        self._orphans: list[list[cst.EmptyLine]] = []  # comments of removed statements, per open block
+        self.leave: dict[str, list[tuple[Rule, Hook]]] = {}
+        self.visit: dict[str, list[Callable[[cst.CSTNode, Context], None]]] = {}
+        transforms = [make_transform(rule, api) for rule in rules]
+        for rule, transform in zip(rules, transforms):
+            begin = getattr(transform, "begin", None)
+            if begin is not None:
+                begin(self.ctx)
+            for attr in _hooks(type(transform)):
+                kind, _, node_type = attr.partition("_")
+                if not node_type[:1].isupper():
+                    continue
+                if kind == "leave" and node_type:
+                    self.leave.setdefault(node_type, []).append((rule, getattr(transform, attr)))
+                elif kind == "visit" and node_type:
+                    self.visit.setdefault(node_type, []).append(getattr(transform, attr))
+        self.enter = self._subtrees_to_enter(module, transforms)
+
+    def _touch(self, rule: Rule, node: cst.CSTNode, before: str, after: str) -> None:
+        self.touched.append((rule, node))
+        self._texts.append((before.strip(), after.strip()))
+
+    def _code(self, node) -> str:
+        if isinstance(node, cst.FlattenSentinel):
+            return "".join(self._code(n) for n in node.nodes)
+        if isinstance(node, cst.RemovalSentinel):
+            return ""
+        if isinstance(node, cst.Annotation):  # alone it has no `:` or `->` to print
+            node = node.annotation
+        try:
+            return self.ctx.module.code_for_node(node)
+        except cst.CSTCodegenError:  # a node that prints only inside its parent: no text, never a failed file
+            return ""
+
+    def _subtrees_to_enter(self, module: cst.Module, transforms: list) -> set[int] | None:
+        """The nodes below which some hook may act: the traversal skips every other subtree,
+        which LibCST then neither rebuilds nor calls back for (most of a file, trivia first).
+        A kind says where its hooks may act with `interest(ctx)`; without it, all is entered."""
+        if self.visit or not all(hasattr(t, "interest") for t in transforms):
+            return None
+        wanted = {id(n) for n in self.ctx.statement_edits} | {id(n) for n in self.ctx.node_flags}
+        for transform in transforms:
+            wanted.update(id(n) for n in transform.interest(self.ctx))
+        return _ancestors(module, wanted)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.IndentedBlock, cst.Module)):
+            self._orphans.append([])
+        for hook in self.visit.get(type(node).__name__, ()):
+            hook(node, self.ctx)
+        return self.enter is None or id(node) in self.enter
+
+    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):  # type: ignore[override]
+        for rule, hook in self.leave.get(type(original).__name__, ()):
+            try:
+                result = hook(original, updated, self.ctx)
+            except (SourceError, RecursionError):
+                raise
+            except Exception as exc:  # a bug in a rule must not look like the user's fault
+                line, column = self.ctx.position(original)
+                raise EngineError(f"engine error: rule {rule.id} failed here: {type(exc).__name__}: {exc}", line, column) from exc
+            if result is not None and result is not updated:
+                self._touch(rule, original, self._code(original), self._code(result))
+                updated = result
+        if isinstance(updated, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            flags = [(rule, original, message) for rule, message in self.ctx.node_flags.get(original, ())]
+            flags += self.ctx.flags
+            self.ctx.flags = []
+            if flags:
+                marked = _with_markers(updated, flags)
+                if marked is not updated:
+                    updated, self.marked = marked, True
+        edits = self.ctx.statement_edits.get(original)
+        if edits:
+            updated = self._apply_statement_edits(original, updated, edits)
+        if isinstance(original, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            updated = self._adopt_orphans(updated)
+        elif isinstance(original, (cst.IndentedBlock, cst.Module)):
+            orphans = self._orphans.pop()
+            if orphans:  # the block's last statement went: its comments stay at the block's end
+                updated = updated.with_changes(footer=[*orphans, *updated.footer])
+        return updated
+
+    def _adopt_orphans(self, updated):
+        """A removed statement's comments and blank lines go to the next statement of its block."""
+        if not self._orphans or not self._orphans[-1]:
+            return updated
+        if isinstance(updated, cst.RemovalSentinel):
+            return updated
+        lines, self._orphans[-1] = self._orphans[-1], []
+        if isinstance(updated, cst.FlattenSentinel):
+            first, *rest = list(updated.nodes)
+            return cst.FlattenSentinel([first.with_changes(leading_lines=[*lines, *first.leading_lines]), *rest])
+        return updated.with_changes(leading_lines=[*lines, *updated.leading_lines])
+
+    def _apply_statement_edits(self, original, updated, edits):
+        before, after, prepend, remove = [], [], [], False
+        for rule, where, text in edits:
+            self._touch(rule, original, self._code(original) if where == "remove" else "", "" if where == "remove" else text)
+            if where == "remove":
+                remove = True
+            elif where == "prepend":
+                prepend.extend(_statements(text))
+            else:
+                (before if where == "before" else after).extend(_statements(text))
+        if prepend:
+            updated = _prepend(updated, prepend)
+        if not (before or after or remove):
+            return updated
+        if before and not remove:
+            # The statement's own comments and blank lines stay above everything inserted;
+            # review markers stay right above the statement they are about.
+            lines = list(updated.leading_lines)
+            split = len(lines)
+            while split and lines[split - 1].comment and MARKER.search(lines[split - 1].comment.value):
+                split -= 1
+            before[0] = before[0].with_changes(leading_lines=[*lines[:split], *before[0].leading_lines])
+            updated = updated.with_changes(leading_lines=lines[split:])
+        middle = [] if remove else [updated]
+        if remove:
+            kept = [line for line in updated.leading_lines if not (line.comment and MARKER.search(line.comment.value))]
+            target = before[0] if before else None
+            if target is not None:
+                before[0] = target.with_changes(leading_lines=[*kept, *target.leading_lines])
+            elif self._orphans:
+                self._orphans[-1].extend(kept)
+        if not (before or after):
+            return cst.RemovalSentinel.REMOVE
+        return cst.FlattenSentinel([*before, *middle, *after])
+
+
+@lru_cache(maxsize=None)
+def _hooks(kind: type) -> tuple[str, ...]:
+    return tuple(attr for attr in dir(kind) if attr.startswith(("leave_", "visit_")))
+
+
+def _ancestors(module: cst.Module, wanted: set[int]) -> set[int]:
+    """The ids of the nodes that have a node of `wanted` strictly below them."""
+    found: set[int] = set()
+    if not wanted:
+        return found
+    path: list[int] = []
+    stack: list[tuple[cst.CSTNode, int]] = [(module, 0)]
+    while stack:
+        node, depth = stack.pop()
+        del path[depth:]
+        if id(node) in wanted:
+            for above in reversed(path):
+                if above in found:
+                    break  # marked before, and everything above it with it
+                found.add(above)
+        path.append(id(node))
+        stack.extend((child, depth + 1) for child in content(node))
+    return found
+
+
+def _statements(text: str) -> list[cst.BaseStatement]:
+    return list(cst.parse_module(text + "\n").body)
+
+
+def _prepend(node, statements):
+    """Put statements first in a body, after a docstring if there is one."""
+    if isinstance(node, cst.Module):
+        body = list(node.body)
+        at = 0
+        while at < len(body) and _is_preamble(body[at]):
+            at += 1
+        return node.with_changes(body=[*body[:at], *statements, *body[at:]])
+    block = node.body
+    body = list(block.body)
+    at = 1 if body and _is_docstring(body[0]) else 0
+    return node.with_changes(body=block.with_changes(body=[*body[:at], *statements, *body[at:]]))
+
+
+def _is_docstring(statement) -> bool:
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def _is_preamble(statement) -> bool:
+    return _is_docstring(statement) or (
+        isinstance(statement, cst.SimpleStatementLine) and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in statement.body)
+    )
+
+
+def _with_markers(statement, flags) -> cst.CSTNode:
+    """Write `# pypto-migrate: review ID: why` above the statement, once per rule."""
+    present = set()
+    for empty in statement.leading_lines:
+        m = empty.comment and MARKER.search(empty.comment.value)
+        if m:
+            present.update(i.strip() for i in m.group("ids").split(","))
+    lines = list(statement.leading_lines)
+    for rule, _node, message in flags:
+        if rule.id in present:
+            continue
+        present.add(rule.id)
+        lines.append(cst.EmptyLine(comment=cst.Comment(f"# pypto-migrate: review {rule.id}: {message}")))
+    if len(lines) == len(statement.leading_lines):
+        return statement  # every rule already has its marker here
+    return statement.with_changes(leading_lines=lines)
+
+
+def parse(text: str, what: str = "input") -> cst.Module:
+    check_python(text, what)
+    try:
+        return cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        raise SourceError(f"{what} is valid Python, but LibCST cannot parse it: {_reason(exc)}", exc.editor_line, exc.editor_column)
+    except (RecursionError, MemoryError) as exc:
+        raise SourceError(f"{what} could not be parsed: {type(exc).__name__}")
+
+
+def check_python(text: str, what: str = "input") -> None:
+    # CPython's parser goes first: it places syntax errors precisely, and it rejects nesting
+    # (over 200 parentheses) on which LibCST's native parser would overflow its stack and
+    # take the whole process down instead of raising.
+    try:
+        ast.parse(text)
+    except SyntaxError as py:
+        raise SourceError(f"{what} is not valid Python {sys.version_info[0]}.{sys.version_info[1]}: {py.msg}",
+                          py.lineno or 1, py.offset or 1)
+    except (RecursionError, MemoryError):
+        raise SourceError(f"{what} is nested too deeply to parse")
+    except ValueError as exc:  # a NUL byte
+        raise SourceError(f"{what} cannot be parsed: {exc}")
+
+
+def _reason(exc: cst.ParserSyntaxError) -> str:
+    # LibCST's message repeats the position we already print as path:line:col.
+    return re.sub(r"^(parser error: )?error at \d+:\d+: ", "", exc.message)
+
+
+def migrate(
+    text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: frozenset[str], strict: bool = False
+) -> Result:
+    """Apply `rules` to one file's text. Raises SourceError for bad input, EngineError for bad rules.
+
+    With `strict`, the output is also checked against the target API by `codemods.check.strict`,
+    which did not write it; what it finds is reported as errors at the output's lines.
+    """
+    with per_file(), _cycle_collector_off():
+        return _migrate(text, rules, api, known_ids, strict)
+
+
+@contextmanager
+def _cycle_collector_off() -> Iterator[None]:
+    """A migration allocates millions of objects, and LibCST trees hold no reference cycles:
+    the cycle collector, started every few hundred allocations, spent a sixth of the time
+    (more on big files) finding nothing. It is off while one file is migrated; what cycles
+    that leaves are collected after, as usual."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
+
+
+def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: frozenset[str], strict: bool) -> Result:
+    bom = BOM if text.startswith(BOM) else ""
+    body = text[len(bom):]
+    if api.module.split(".")[0] not in body:
+        # Without the word "pypto" nothing can name the module, and no marker can stand:
+        # no rule has anything to do. Still a file that is not Python is reported.
+        check_python(body)
+        return Result(text, text)
+    module = parse(body)
+    done = _phases(module, body, rules, api)
+    if done.output is None:
+        out_module, output = module, done.roundtrip
+    else:
+        # Only text leaves the phases: the trees they built (and what was remembered
+        # about them) are freed before the output is parsed, which bounds the peak.
+        del module
+        forget()
+        output = done.output
+        try:
+            out_module = cst.parse_module(output)
+        except cst.ParserSyntaxError as exc:
+            raise EngineError(
+                f"engine error: rule(s) {', '.join(sorted(done.touched))} produced code that does not parse ({_reason(exc)}); "
+                "the file was left as it was",
+                exc.editor_line,
+                exc.editor_column,
+            )
+    roundtrip = done.roundtrip
+    if roundtrip != body:
+        restored = restore_untouched(body, roundtrip, output)
+        if restored != output:
+            output, out_module = restored, parse(restored, "output")
+    findings, reviewed = scan(out_module, output, api, known_ids, strict)
+    return Result(text, bom + output, done.edits, findings, reviewed, done.kernels, done.over_budget)
+
+
+@dataclass
+class _Done:
+    """What the phases leave behind: text and figures, no trees."""
+
+    roundtrip: str  # the code LibCST makes of the input (restored later where no rule wrote)
+    output: str | None  # None: nothing changed
+    edits: list[Edit]
+    touched: set[str]
+    kernels: int
+    over_budget: int
+
+
+def _phases(module: cst.Module, body: str, rules: tuple[Rule, ...], api: ApiTable) -> _Done:
+    """Each phase is one traversal serving all of its rules. Rules that restructure kernel
+    regions run first; the type-directed ones then plan on the restructured tree, used as
+    the transform left it: the output is parsed once, by the caller, both as the safety
+    check of every rule and as the tree the findings are read from."""
+    tree, text_of_tree = module, None
+    roundtrip = None
+    edits: list[Edit] = []
+    touched: set[str] = set()
+    plan = None
+    for phase in sorted({r.phase for r in rules}):
+        # The planner takes the words of the tree's code; for the input those of the file
+        # itself (LibCST's round trip can lose whitespace, never a word).
+        dispatcher = _Dispatcher(tree, tuple(r for r in rules if r.phase == phase), api, text_of_tree or body)
+        new_tree = tree.visit(dispatcher)
+        plan = dispatcher.ctx._plan or plan
+        if not (dispatcher.touched or dispatcher.marked):
+            continue  # nothing written: the tree is as it was
+        # One code generation of the phase's input places its edits (and, for the input
+        # itself, is the round trip).
+        before, where = code_and_starts(tree, [node for _, node in dispatcher.touched])
+        edits += [
+            Edit(rule.id, *where[id(node)], rule.safety, was, now)
+            for (rule, node), (was, now) in zip(dispatcher.touched, dispatcher._texts)
+        ]
+        touched.update(rule.id for rule, _ in dispatcher.touched)
+        if tree is module:
+            roundtrip = before
+        new_text = new_tree.code
+        if new_text != before:
+            tree, text_of_tree = new_tree, new_text
+    kernels = len(plan.region_plans) if plan is not None else 0
+    over = sum(1 for rule, _, _ in plan.flags if rule == "capacity") if plan is not None else 0
+    return _Done(roundtrip if roundtrip is not None else module.code, text_of_tree, edits, touched, kernels, over)

@@ -1,0 +1,32 @@
+"""Rule kinds: the Python behind the data in `rules/`.
+
+A rule record names its `kind`; the kind is a class built from the record (and the API
+table) that exposes LibCST-style hooks, `leave_<Node>(original, updated, ctx)` returning a
+replacement or None, and `visit_<Node>(node, ctx)`. The engine runs the hooks of every
+selected rule in one traversal. A new rename is a new record of an existing kind.
+"""
+
+from __future__ import annotations
+
+from ...rulebook.loading import ApiTable, Rule, RuleFileError
+from .call_pattern import CallPattern
+from .planned import KINDS as PLANNED
+from .members import MemberRename, UnknownMember
+from .regions import WrapIncore
+
+KINDS = {
+    "call-pattern": CallPattern,
+    "wrap-incore": WrapIncore,
+    "member-rename": MemberRename,
+    "unknown-member": UnknownMember,
+    **PLANNED,
+}
+
+
+def make_transform(rule: Rule, api: ApiTable):
+    """A fresh instance per file: kinds may keep what they learn of the file in `begin`."""
+    try:
+        kind = KINDS[rule.kind]
+    except KeyError:
+        raise RuleFileError(f"{rule.path}: unknown rule kind '{rule.kind}' (known: {', '.join(KINDS)})")
+    return kind(rule, api)

@@ -1,0 +1,66 @@
+"""`call-pattern` rules: rewrite one pl call into another, as written in the rule's data."""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from ...rulebook.pattern import PatternError, compile_call, match_call, render_call
+from ...rulebook.loading import ApiTable, Rule, RuleFileError
+from ...syntax.nodes import code
+
+
+class CallPattern:
+    def __init__(self, rule: Rule, api: ApiTable) -> None:
+        self.rule = rule
+        try:
+            self.match = compile_call(rule.params["match"])
+            self.replace = compile_call(rule.params["replace"])
+        except KeyError as exc:
+            raise RuleFileError(f"{rule.path}: params needs '{exc.args[0]}'") from exc
+        except PatternError as exc:
+            raise RuleFileError(f"{rule.path}: {exc}") from exc
+        needed = {s.var for s in self.replace.slots if s.var}
+        known = {s.var for s in self.match.slots if s.var}
+        if needed - known:
+            raise RuleFileError(f"{rule.path}: replacement uses unbound ${', $'.join(sorted(needed - known))}")
+        # A rewrite that is right only under a condition the tool cannot see (a value's rank)
+        # is made and flagged: the marker says what a person must check.
+        self.review = rule.params.get("review")
+        unbound = set(re.findall(r"\$(\w+)", self.review or "")) - known
+        if unbound:
+            raise RuleFileError(f"{rule.path}: review message uses unbound ${', $'.join(sorted(unbound))}")
+
+    def interest(self, ctx):
+        """The calls of the matched op: the only nodes this rule's hook changes."""
+        return [node for node, op in ctx.ops.items() if op == self.match.op and type(node) is cst.Call]
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call, ctx) -> cst.Call | None:
+        if ctx.op_of(original.func) != self.match.op:
+            return None
+        # Only `alias.op(...)` is rewritten: a bare `view(...)` imported by name would
+        # need its import changed too, and the leftover scan reports it instead.
+        if not isinstance(updated.func, cst.Attribute):
+            return None
+        receiver = _receiver(updated.func, len(self.match.callee))
+        bound = match_call(self.match, updated)
+        if bound is None:
+            return None
+        if self.review:
+            ctx.flag(self.rule, original, re.sub(r"\$(\w+)", lambda m: _text(bound[m.group(1)]), self.review))
+        return render_call(self.replace, bound, updated, receiver)
+
+
+def _text(bound) -> str:
+    if isinstance(bound, list):
+        return ", ".join(code(a.value) for a in bound)
+    return code(bound.value)
+
+
+def _receiver(func: cst.Attribute, depth: int) -> cst.BaseExpression:
+    """`pl` in `pl.view`, `pl` in `pl.tensor.read` (depth 2)."""
+    node: cst.BaseExpression = func
+    for _ in range(depth):
+        node = node.value  # type: ignore[attr-defined]
+    return node

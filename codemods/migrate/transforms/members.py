@@ -1,0 +1,124 @@
+"""Rule kinds about the module's names rather than one call: a member renamed wholesale
+(`pl.block` became `pl.tile`), and names the target does not have at all."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ...rulebook.loading import ApiTable, Rule, RuleFileError
+from ...model.aliases import scope_of
+from ...model.kernels import module_alias
+from ...syntax.nodes import code
+from ...syntax.traversal import imports
+
+
+class MemberRename:
+    """`pl.OLD` → `pl.NEW` wherever the module is meant, and `from pypto.language import OLD`
+    → `... import NEW as OLD-or-its-alias`, so the names the file uses keep working."""
+
+    def __init__(self, rule: Rule, api: ApiTable) -> None:
+        self.rule, self.api = rule, api
+        renames = rule.params.get("renames")
+        if not isinstance(renames, dict) or not renames:
+            raise RuleFileError(f"{rule.path}: params.renames must map old member names to new ones")
+        self.renames: dict[str, str] = renames
+        self.advice: str = rule.params.get("missing", "")
+
+    def interest(self, ctx):
+        """References to a renamed member (`pl.block`, `pl.block.adds(...)`), and the imports."""
+        return [*(node for node, op in ctx.ops.items() if op.partition(".")[0] in self.renames), *imports(ctx.module)]
+
+    def leave_Attribute(self, original, updated, ctx):
+        new = self.renames.get(ctx.op_of(original) or "")
+        if new is None or original in self.keep:
+            return None
+        return updated.with_changes(attr=cst.Name(new))
+
+    def begin(self, ctx) -> None:
+        # `pl.block` in front of an op `pl.tile` lacks stays as written, next to its marker.
+        self.keep: set[cst.CSTNode] = set()
+        for node, op in ctx.ops.items():
+            old, _, member = op.partition(".")
+            if isinstance(node, cst.Call) and old in self.renames and member and isinstance(node.func, cst.Attribute):
+                if not self.api.exists(f"{self.renames[old]}.{member}"):
+                    self.keep.add(node.func.value)
+        bound = [name for name, targets in scope_of(ctx.module).items() if targets == {self.api.module}]
+        self.has_alias = bool(bound)
+        self.alias = module_alias(ctx.ops) if module_alias(ctx.ops) in bound else (bound[0] if bound else "pl")
+
+    def leave_Call(self, original, updated, ctx):
+        op = ctx.op_of(original) or ""
+        old, _, member = op.partition(".")
+        new = self.renames.get(old)
+        if new is None or not member or "." in member:
+            return None
+        if not self.api.exists(f"{new}.{member}"):
+            ctx.flag(self.rule, original, self.advice.format(old=old, new=new, member=member))
+            return None
+        func = original.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Attribute) and ctx.op_of(func.value) == old:
+            return None  # `pl.block.X`: the attribute hook renames it in place
+        # The parser reads only `pl.tile.X`, never an alias bound to the namespace
+        # (`Unsupported operation call: pl_block.adds`): spell the call out through the module.
+        if not self.has_alias:
+            ctx.flag(self.rule, original, f"write this call as pl.{new}.{member}(...) with `import {self.api.module} as pl`: "
+                     f"the parser does not read a namespace bound by name")
+            return None
+        path = cst.parse_expression(f"{self.alias}.{new}.{member}")
+        return updated.with_changes(func=path)
+
+    def leave_ImportFrom(self, original, updated, ctx):
+        if original.relative or original.module is None or code(original.module) != self.api.module:
+            return None
+        if isinstance(updated.names, cst.ImportStar):
+            return None
+        names, changed = [], False
+        for alias in updated.names:
+            old = alias.name.value if isinstance(alias.name, cst.Name) else None
+            new = self.renames.get(old or "")
+            if new is None:
+                names.append(alias)
+                continue
+            changed = True
+            # Keep the name the file binds: `import block` becomes `import tile as block`.
+            asname = alias.asname or cst.AsName(name=cst.Name(old))
+            names.append(alias.with_changes(name=cst.Name(new), asname=asname))
+        return updated.with_changes(names=names) if changed else None
+
+    def leave_Import(self, original, updated, ctx):
+        for alias in original.names:
+            parts = code(alias.name).split(".")
+            head = self.api.module.split(".")
+            if parts[: len(head)] == head and len(parts) > len(head) and parts[len(head)] in self.renames:
+                new = self.renames[parts[len(head)]]
+                ctx.flag(self.rule, original, f"{code(alias.name)} is gone and {self.api.module}.{new} is not a module: "
+                         f"write `from {self.api.module} import {new}` and use its members")
+        return None
+
+
+class UnknownMember:
+    """A call of `pl.X` where the target has no X: the parser stops there
+    (`Unknown tile operation: X`), so a person must say what X becomes."""
+
+    flags_only = True  # nothing mechanical replaces such a name
+
+    def __init__(self, rule: Rule, api: ApiTable) -> None:
+        self.rule, self.api = rule, api
+        self.advice: dict[str, str] = rule.params.get("advice", {})
+        self.default: str = rule.params.get("default", "")
+        if not self.default:
+            raise RuleFileError(f"{rule.path}: params.default is the message for a name without advice")
+
+    def interest(self, ctx):
+        return [node for node, op in ctx.ops.items() if type(node) is cst.Call and self._unknown(op)]
+
+    def _unknown(self, op: str | None) -> bool:
+        return op is not None and not self.api.exists(op) and op not in self.api.ops
+
+    def leave_Call(self, original, updated, ctx):
+        op = ctx.ops.get(original)
+        if not self._unknown(op):
+            return None
+        message = self.advice.get(op, self.default)
+        ctx.flag(self.rule, original, message.format(op=op, version=self.api.version))
+        return None

@@ -1,0 +1,331 @@
+"""The shape of a pl program as the compiler sees it: constants, kernel functions, regions.
+
+A *kernel region* is code the compiler outlines into an InCore kernel: the body of a
+chunked `pl.parallel` loop inside `pl.auto_incore()` whose static trip count reaches its
+chunk, or the body of a `pl.incore()` block. Everything else is orchestration.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from .aliases import ScopeTracker
+from ..syntax.memo import cached
+from ..syntax.nodes import attr_name, code, codes, statements
+from ..syntax.traversal import content
+from .values import SCALAR_VAL, TENSOR, TILE, UNKNOWN_VAL, VEC, Val
+
+# `@pl.function(type=...)`: what the compiler makes of a function's body. A kernel type's
+# whole body runs on the core (one kernel region); orchestration code has no region of its
+# own; Opaque (the default) outlines its `pl.incore()` blocks and chunked parallel loops.
+KERNEL_TYPES = frozenset({"InCore", "AIC", "AIV"})
+HOST_TYPES = frozenset({"Orchestration", "Group"})
+OPAQUE = "Opaque"
+
+class OpIndex(ScopeTracker):
+    """Every node of the module that names a pypto.language member: calls, attributes
+    (`pl.view`, `pl.FP32`) and callees that are bare names (`view` of `from ... import view`).
+    The one place that resolves the module's aliases; the engine, planner, rules, strict
+    check and findings all read it (built once per tree and file, see `codemods.syntax.memo`)."""
+
+    def __init__(self, module: cst.Module, prefix: str) -> None:
+        self.prefix = prefix + "."
+        self.ops: dict[cst.CSTNode, str] = cached(f"ops {prefix}", module, self._index)
+
+    def _index(self, module: cst.Module) -> dict[cst.CSTNode, str]:
+        # A plain pre-order walk in source order (as a LibCST visitor would go), without
+        # the visitor's cost of rebuilding every node it passes.
+        self._init_scopes(module)
+        ops: dict[cst.CSTNode, str] = {}
+        stack: list[tuple[cst.CSTNode, bool]] = [(module, False)]
+        while stack:
+            node, leaving = stack.pop()
+            if leaving:
+                self._exit(node)
+                continue
+            kind = type(node)
+            if kind in _SCOPE_TYPES:
+                self._enter(node)
+                stack.append((node, True))
+            target = node.func if kind is cst.Call else node if kind is cst.Attribute else None
+            if target is not None:
+                name = self.qualified(target)
+                if name and name.startswith(self.prefix):
+                    ops[node] = name[len(self.prefix):]
+                    if type(target) is cst.Name:
+                        ops[target] = ops[node]
+            stack.extend((child, False) for child in reversed(content(node)))
+        return ops
+
+
+_SCOPE_TYPES = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef})
+
+
+def module_alias(ops: dict[cst.CSTNode, str]) -> str:
+    """How the file writes the module in calls (`pl`, `lang`, `pypto.language`): generated code says the same."""
+    for node, op in ops.items():
+        if isinstance(node, cst.Call) and "." not in op and isinstance(node.func, cst.Attribute):
+            return code(node.func.value)
+    return "pl"
+
+
+def parameter_value(annotation, ops: dict[cst.CSTNode, str]) -> Val:
+    """A kernel parameter from its annotation: `pl.Tensor[[B, H], pl.BF16]`, in `pl.Out[...]` or not.
+
+    Only what the annotation says is known: a bare `pl.Tensor` is a Tensor of unknown shape,
+    `pl.Scalar[...]` and Python's `int`/`float`/`bool` are scalars, and anything else (no
+    annotation, a class of the user's) is unknown, never guessed to be a scalar."""
+    if annotation is None:
+        return UNKNOWN_VAL
+    head_node = annotation.value if isinstance(annotation, cst.Subscript) else annotation
+    head = ops.get(head_node)
+    if isinstance(annotation, cst.Subscript):
+        elements = [e.slice.value for e in annotation.slice if isinstance(e.slice, cst.Index)]
+        if head in ("Out", "InOut") and elements:
+            return parameter_value(elements[0], ops)
+        if head in ("Tensor", "Tile") and elements:
+            dtype = attr_name(elements[1]) if len(elements) > 1 else None
+            return Val(TENSOR if head == "Tensor" else TILE, codes(elements[0]), dtype, VEC if head == "Tile" else None)
+    if head in ("Tensor", "Tile"):
+        return Val(TENSOR) if head == "Tensor" else Val(TILE, space=VEC)
+    if head == "Scalar" or (isinstance(annotation, cst.Name) and annotation.value in ("int", "float", "bool")):
+        return SCALAR_VAL
+    return UNKNOWN_VAL
+
+
+def function_type(func: cst.FunctionDef, ops: dict[cst.CSTNode, str]) -> str:
+    """`InCore` for `@pl.function(type=pl.FunctionType.InCore)`; `Opaque` when not said."""
+    for d in func.decorators:
+        call = d.decorator
+        if not isinstance(call, cst.Call) or ops.get(call) != "function":
+            continue
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == "type":
+                named = ops.get(arg.value)
+                if named and named.startswith("FunctionType."):
+                    return named.split(".", 1)[1]
+    return OPAQUE
+
+
+_ARITH = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Div, ast.Mod, ast.Pow)
+
+
+def evaluate(expr: str, env: dict[str, float]) -> float | None:
+    """Plain arithmetic on literals and known names; None for anything else."""
+    try:
+        tree = ast.parse(expr.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+
+    def ev(n: ast.AST) -> float:
+        if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool):
+            return n.value
+        if isinstance(n, ast.Name) and n.id in env:
+            return env[n.id]
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
+            v = ev(n.operand)
+            return -v if isinstance(n.op, ast.USub) else v
+        if isinstance(n, ast.BinOp) and isinstance(n.op, _ARITH):
+            a, b = ev(n.left), ev(n.right)
+            if isinstance(n.op, ast.Add):
+                return a + b
+            if isinstance(n.op, ast.Sub):
+                return a - b
+            if isinstance(n.op, ast.Mult):
+                return a * b
+            if isinstance(n.op, ast.FloorDiv):
+                return a // b
+            if isinstance(n.op, ast.Div):
+                return a / b
+            if isinstance(n.op, ast.Mod):
+                return a % b
+            return a**b
+        raise ValueError(n)
+
+    try:
+        value = ev(tree)
+    except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+        return None
+    return value if not isinstance(value, float) or math.isfinite(value) else None
+
+
+@dataclass
+class Constant:
+    name: str
+    value: float
+    statement: cst.CSTNode  # where it is defined (a statement, or the builder for parameters)
+    level: str  # "module" | "builder"
+
+
+def _assignments(body) -> list[tuple[str, cst.BaseExpression, cst.CSTNode]]:
+    out = []
+    for statement in body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                out.append((small.targets[0].target.value, small.value, statement))
+            elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
+                out.append((small.target.value, small.value, statement))
+    return out
+
+
+def module_constants(module: cst.Module) -> dict[str, Constant]:
+    env: dict[str, float] = {}
+    out: dict[str, Constant] = {}
+    for name, value, statement in _assignments(module.body):
+        v = evaluate(code(value), env)
+        if v is not None:
+            env[name] = v
+            out[name] = Constant(name, v, statement, "module")
+    return out
+
+
+def builder_constants(builder: cst.FunctionDef, outer: dict[str, Constant]) -> dict[str, Constant]:
+    """Builder parameters (their defaults) and its plain-arithmetic locals, over the module's."""
+    env = {name: c.value for name, c in outer.items()}
+    out: dict[str, Constant] = {}
+    for param in [*builder.params.posonly_params, *builder.params.params, *builder.params.kwonly_params]:
+        if param.default is not None:
+            v = evaluate(code(param.default), env)
+            if v is not None:
+                env[param.name.value] = v
+                out[param.name.value] = Constant(param.name.value, v, builder, "builder")
+    body = builder.body.body if isinstance(builder.body, cst.IndentedBlock) else ()
+    for name, value, statement in _assignments(body):
+        v = evaluate(code(value), env)
+        if v is not None:
+            env[name] = v
+            out[name] = Constant(name, v, statement, "builder")
+    return out
+
+
+@dataclass
+class Region:
+    """Code the compiler outlines into one InCore kernel."""
+
+    index: int
+    kind: str  # "parallel" | "incore"
+    node: cst.CSTNode  # the For or With whose body is the kernel
+    scope: cst.With | None  # the enclosing auto_incore, if any
+    loop_var: str | None = None
+    start: str = "0"
+    stop: str = ""
+    step: str = "1"
+    ops: list[str] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return f"kernel {self.index}"
+
+    def iteration_index(self) -> str:
+        """The loop variable as an index 0, 1, 2, ... of the iterations."""
+        var = self.loop_var or "0"
+        if self.start == "0":
+            return var if self.step == "1" else f"{var} // {self.step}"
+        shifted = f"({var} - {self.start})"
+        return shifted if self.step == "1" else f"{shifted} // {self.step}"
+
+    def trip_count(self, env: dict[str, float] | None = None) -> str:
+        if self.start.isdigit() and self.stop.isdigit() and self.step.isdigit():
+            return str(-(-(int(self.stop) - int(self.start)) // int(self.step)))
+        span = self.stop if self.start == "0" else f"({self.stop} - {self.start})"
+        if self.step == "1":
+            return span
+        return f"{span} // {self.step}" if self.start == "0" else f"({span} + {self.step} - 1) // {self.step}"
+
+
+@dataclass
+class KernelFunction:
+    node: cst.FunctionDef
+    builder: cst.FunctionDef | None
+    program: cst.ClassDef | None
+    constants: dict[str, Constant]
+    type: str = OPAQUE
+
+
+def kernel_functions(module: cst.Module, ops: dict[cst.CSTNode, str]) -> list[KernelFunction]:
+    """Every `@pl.function`, with the builder function and `@pl.program` class around it."""
+    found: list[KernelFunction] = []
+    mod_consts = module_constants(module)
+
+    def decorated(node, name: str) -> bool:
+        for d in node.decorators:
+            target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+            if ops.get(target) == name or ops.get(d.decorator) == name:
+                return True
+        return False
+
+    def walk(body, builder, program, consts):
+        for statement in body:
+            if isinstance(statement, cst.FunctionDef):
+                if decorated(statement, "function"):
+                    found.append(KernelFunction(statement, builder, program, consts, function_type(statement, ops)))
+                elif builder is None and program is None:
+                    inner = {**consts, **builder_constants(statement, consts)}
+                    walk(statements(statement), statement, None, inner)
+            elif isinstance(statement, cst.ClassDef):
+                walk(statements(statement), builder, statement if decorated(statement, "program") else program, consts)
+
+    walk(module.body, None, None, mod_consts)
+    return found
+
+
+
+
+def find_regions(func: cst.FunctionDef, ops: dict[cst.CSTNode, str], env: dict[str, float]) -> list[tuple[Region, list]]:
+    """The kernel regions of a function, outermost first, each with its body.
+
+    The function's declared type comes first: a kernel function is one region, its whole
+    body; an orchestration function has none (its callees are the kernels)."""
+    found: list[tuple[Region, list]] = []
+    declared = function_type(func, ops)
+    if declared in KERNEL_TYPES:
+        return [(Region(1, "function", func, None), list(statements(func)))]
+    if declared in HOST_TYPES:
+        return found
+
+    def op(node) -> str | None:
+        return ops.get(node) if isinstance(node, cst.Call) else None
+
+    def walk(stmts, scope, inside):
+        for s in stmts:
+            if isinstance(s, cst.With):
+                names = [op(item.item) for item in s.items]
+                if "incore" in names and not inside:
+                    found.append((Region(len(found) + 1, "incore", s, scope), statements(s)))
+                    walk(statements(s), scope, True)
+                else:
+                    walk(statements(s), s if "auto_incore" in names else scope, inside)
+            elif isinstance(s, cst.For):
+                r = _parallel_region(s, scope, len(found) + 1, ops, env) if scope is not None and not inside else None
+                if r is not None:
+                    found.append((r, statements(s)))
+                walk(statements(s), scope, inside or r is not None)
+            elif isinstance(s, (cst.If, cst.While)):
+                walk(statements(s), scope, inside)
+                if isinstance(s, cst.If) and s.orelse is not None:
+                    walk(statements(s.orelse), scope, inside)
+
+    walk(statements(func), None, False)
+    return found
+
+
+def _parallel_region(loop: cst.For, scope, index: int, ops, env) -> Region | None:
+    call = loop.iter
+    if not isinstance(call, cst.Call) or ops.get(call) != "parallel" or not isinstance(loop.target, cst.Name):
+        return None
+    chunk = next((a for a in call.args if a.keyword and a.keyword.value == "chunk"), None)
+    if chunk is None:
+        return None
+    vals = [code(a.value) for a in call.args if a.keyword is None]
+    start, stop, step = ("0", vals[0], "1") if len(vals) == 1 else (vals[0], vals[1], vals[2] if len(vals) > 2 else "1")
+    trips = evaluate(f"(({stop}) - ({start}) + ({step}) - 1) // ({step})", env)
+    chunk_n = evaluate(code(chunk.value), env)
+    if trips is not None and chunk_n is not None and trips < chunk_n:
+        return None  # too short to be outlined: it stays in orchestration
+    return Region(index, "parallel", loop, scope, loop.target.value, start, stop, step)

@@ -1,0 +1,288 @@
+"""Rules and the API table, loaded from the TOML files under `rules/`.
+
+Everything a rule *is* lives in data; the Python side only knows rule kinds
+(see `codemods.migrate.transforms`). Loading validates eagerly so that a broken rule file
+is reported with its path when the tool starts, not halfway through a repository.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tomllib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+SAFETY_CLASSES = ("safe", "review")
+_ID = re.compile(r"^PTO\d{3}$")
+_NAME = re.compile(r"^[a-z][a-z0-9-]*$")
+
+
+class RuleFileError(Exception):
+    """A rule or API-table file that cannot be used; the message names the file."""
+
+
+@dataclass(frozen=True)
+class Example:
+    before: str
+    after: str
+
+
+@dataclass(frozen=True, eq=False)  # identity: rules and tables are cached per process
+class Rule:
+    id: str
+    name: str
+    summary: str
+    why: str
+    safety: str
+    kind: str
+    params: dict[str, Any]
+    examples: tuple[Example, ...]
+    unchanged: tuple[str, ...]
+    path: Path
+    phase: int = 1  # 0: restructures kernel regions, before the type-directed rules plan
+    what: str = ""  # what it does, in one line of Markdown (the README's table, `rules ID`)
+    idioms: tuple[int, ...] = ()  # the sections of pypto-migration-idioms.md it carries out
+    requires: tuple[str, ...] = ()  # rules whose edits its own edits rely on (names they define)
+
+    def describe(self) -> str:
+        return f"{self.id} {self.name}"
+
+
+@dataclass(frozen=True)
+class Op:
+    """One op of the target API: what kinds of values it takes and gives."""
+
+    name: str
+    kind: str  # tensor-only | tile-only | unified | scalar | removed
+    params: tuple[str, ...] = ()
+    roles: dict[str, str] = field(default_factory=dict)
+    result: str = ""
+    replacement: str = ""
+    note: str = ""
+    space: dict[str, str] = field(default_factory=dict)
+    scratch: str = ""
+    unit: str = ""  # "vector": its tile operands must be in Vec; "cube": matmul
+    reads_acc: tuple[str, ...] = ()  # parameters that may be Acc tiles all the same
+    required: int = 0  # positional arguments it cannot do without (0: not stated)
+
+    def may_read_acc(self, index: int) -> bool:
+        return index < len(self.params) and self.params[index] in self.reads_acc
+
+
+@dataclass(frozen=True, eq=False)
+class ApiTable:
+    module: str
+    version: str
+    ops: dict[str, Op]
+    memory_limits: dict[str, int]
+    dtype_bytes: dict[str, float]
+    # The names the target accepts after `pl.` ("") and after `pl.tile.`/`pl.tensor.`; empty: not checked.
+    namespaces: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    def removed(self) -> dict[str, Op]:
+        return {n: op for n, op in self.ops.items() if op.kind == "removed"}
+
+    def exists(self, op: str) -> bool:
+        """Does `pl.<op>` name something of the target (`tile.adds` yes, `block.adds` no)?"""
+        if not self.namespaces:
+            return True
+        space, _, name = op.rpartition(".")
+        if space in self.namespaces:
+            return name in self.namespaces[space]
+        return op.split(".")[0] in self.namespaces.get("", frozenset())  # `FunctionType.InCore`, `MemorySpace.Vec`
+
+
+def _namespaced(ops: dict[str, Op], namespaces: dict[str, frozenset[str]]) -> None:
+    """`pl.tile.X` and `pl.tensor.X`: the op X held to one kind, unless the table says more."""
+    for space, kind, role in (("tile", "tile-only", "tile"), ("tensor", "tensor-only", "tensor")):
+        for name in namespaces.get(space, ()):
+            key = f"{space}.{name}"
+            if key in ops:
+                continue
+            base = ops.get(name)
+            if base is None or base.kind in ("removed", "scalar") or (base.kind != "unified" and base.kind != kind):
+                ops[key] = Op(name=key, kind=kind, result=space)
+                continue
+            roles = {p: (role if r == "value" else r) for p, r in base.roles.items()}
+            result = space if base.result in ("same", "") else base.result
+            ops[key] = Op(key, kind, base.params, roles, result, space=dict(base.space), scratch=base.scratch,
+                          unit=base.unit, reads_acc=base.reads_acc, required=base.required)
+
+
+def default_rules_dir() -> Path:
+    """PYPTO_MIGRATE_RULES, else the checkout's rules/ (editable installs), else the installed copy."""
+    env = os.environ.get("PYPTO_MIGRATE_RULES")
+    if env:
+        return Path(env)
+    checkout = Path(__file__).resolve().parents[2] / "rules"
+    if checkout.is_dir():
+        return checkout
+    return Path(sys.prefix) / "share" / "pypto-migrate" / "rules"
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise RuleFileError(f"{path}: {exc}") from exc
+
+
+def _require(data: dict[str, Any], key: str, path: Path, kind: type = str) -> Any:
+    if key not in data:
+        raise RuleFileError(f"{path}: missing required key '{key}'")
+    value = data[key]
+    if not isinstance(value, kind):
+        raise RuleFileError(f"{path}: '{key}' must be a {kind.__name__}")
+    return value
+
+
+def load_rule(path: Path) -> Rule:
+    data = _read_toml(path)
+    rule_id = _require(data, "id", path)
+    if not _ID.match(rule_id):
+        raise RuleFileError(f"{path}: id '{rule_id}' is not of the form PTO000")
+    name = _require(data, "name", path)
+    if not _NAME.match(name):
+        raise RuleFileError(f"{path}: name '{name}' must be lowercase words joined by '-'")
+    safety = _require(data, "safety", path)
+    if safety not in SAFETY_CLASSES:
+        raise RuleFileError(f"{path}: safety must be one of {', '.join(SAFETY_CLASSES)}")
+    examples = tuple(
+        Example(_require(ex, "before", path), _require(ex, "after", path))
+        for ex in data.get("example", [])
+    )
+    unchanged = tuple(_require(ex, "code", path) for ex in data.get("unchanged", []))
+    if not examples:
+        raise RuleFileError(f"{path}: a rule needs at least one [[example]]")
+    requires = data.get("requires", [])
+    if not isinstance(requires, list) or not all(isinstance(r, str) and _ID.match(r) for r in requires):
+        raise RuleFileError(f"{path}: 'requires' must be a list of rule ids")
+    idioms = data.get("idioms", [])
+    if not isinstance(idioms, list) or not all(isinstance(i, int) for i in idioms):
+        raise RuleFileError(f"{path}: 'idioms' must be a list of section numbers")
+    return Rule(
+        id=rule_id,
+        name=name,
+        summary=_require(data, "summary", path),
+        why=_require(data, "why", path).strip(),
+        safety=safety,
+        kind=_require(data, "kind", path),
+        params=data.get("params", {}),
+        examples=examples,
+        unchanged=unchanged,
+        path=path,
+        phase=int(data.get("phase", 1)),
+        what=str(data.get("what", "")),
+        idioms=tuple(idioms),
+        requires=tuple(requires),
+    )
+
+
+@lru_cache(maxsize=8)
+def load_rules(rules_dir: Path | None = None) -> tuple[Rule, ...]:
+    rules_dir = rules_dir or default_rules_dir()
+    # One folder per version step (`2026-03/`), its rules in id order.
+    paths = sorted(rules_dir.glob("*/PTO*.toml"), key=lambda p: p.name)
+    if not paths:
+        raise RuleFileError(f"{rules_dir}: no rule files (STEP/PTO*.toml)")
+    rules = tuple(load_rule(p) for p in paths)
+    seen: dict[str, Path] = {}
+    for rule in rules:
+        for key in (rule.id, rule.name):
+            if key in seen:
+                raise RuleFileError(f"{rule.path}: '{key}' is already used by {seen[key]}")
+            seen[key] = rule.path
+    for rule in rules:
+        for need in rule.requires:
+            if need not in seen:
+                raise RuleFileError(f"{rule.path}: requires unknown rule {need}")
+    return rules
+
+
+@lru_cache(maxsize=8)
+def load_api(rules_dir: Path | None = None) -> ApiTable:
+    path = (rules_dir or default_rules_dir()) / "api" / "pypto-2026-03.toml"
+    data = _read_toml(path)
+    ops: dict[str, Op] = {}
+    for name, spec in _require(data, "ops", path, dict).items():
+        ops[name] = Op(
+            name=name,
+            kind=_require(spec, "kind", path),
+            params=tuple(spec.get("params", ())),
+            roles=dict(spec.get("roles", {})),
+            result=spec.get("result", ""),
+            replacement=spec.get("replacement", ""),
+            note=spec.get("note", ""),
+            space=dict(spec.get("space", {})),
+            scratch=spec.get("scratch", ""),
+            unit=spec.get("unit", ""),
+            reads_acc=tuple(spec.get("reads_acc", ())),
+            required=int(spec.get("required", 0)),
+        )
+    namespaces = {space: frozenset(names) for space, names in data.get("namespaces", {}).items()}
+    _namespaced(ops, namespaces)
+    return ApiTable(
+        module=_require(data, "module", path),
+        version=_require(data, "version", path),
+        ops=ops,
+        memory_limits=dict(data.get("memory_limits", {})),
+        dtype_bytes=dict(data.get("dtype_bytes", {})),
+        namespaces=namespaces,
+    )
+
+
+@dataclass(frozen=True)
+class Selection:
+    rules: tuple[Rule, ...]
+    notes: tuple[str, ...] = ()  # what the rules' `requires` added or left out, and why
+
+
+def select_rules(
+    rules: tuple[Rule, ...], select: list[str] | None, ignore: list[str] | None
+) -> tuple[Rule, ...]:
+    return choose_rules(rules, select, ignore).rules
+
+
+def choose_rules(rules: tuple[Rule, ...], select: list[str] | None, ignore: list[str] | None) -> Selection:
+    """Pick rules by id or name (any case); unknown names raise ValueError listing the known ones.
+
+    A chosen rule brings the rules it requires along; a rule whose requirement is ignored is
+    left out too, since its edits would name what nothing defines. Each such step is a note.
+    """
+    by_key = {r.id.lower(): r for r in rules} | {r.name: r for r in rules}
+
+    def resolve(keys: list[str]) -> set[str]:
+        unknown = [k for k in keys if k.lower() not in by_key]
+        if unknown:
+            known = ", ".join(f"{r.id} ({r.name})" for r in rules)
+            raise ValueError(f"unknown rule {', '.join(unknown)}; known rules: {known}")
+        return {by_key[k.lower()].id for k in keys}
+
+    named = {r.id: r for r in rules}
+    chosen = resolve(select) if select else set(named)
+    excluded = resolve(ignore or [])
+    chosen -= excluded
+    notes: list[str] = []
+    changed = True
+    while changed:  # excluded only grows and nothing excluded comes back: this ends
+        changed = False
+        for rule in rules:
+            if rule.id not in chosen:
+                continue
+            for need in rule.requires:
+                if need in excluded:
+                    chosen.discard(rule.id)
+                    excluded.add(rule.id)
+                    notes.append(f"{rule.describe()} is left out too: it relies on {named[need].describe()}, which is not selected")
+                    changed = True
+                    break
+                if need not in chosen:
+                    chosen.add(need)
+                    notes.append(f"{named[need].describe()} comes along: {rule.describe()} relies on it")
+                    changed = True
+    return Selection(tuple(r for r in rules if r.id in chosen), tuple(notes))

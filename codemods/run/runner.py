@@ -1,0 +1,339 @@
+"""Apply the rules to many files: read, migrate, diff, write; one outcome per file.
+
+A file that fails never stops the others, and a file is either left untouched or written
+whole (see `sources.write_atomic`). Work is spread over processes; each outcome is plain
+data so that it crosses process boundaries and the report is built in one place.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from functools import partial
+from pathlib import Path
+
+from ..text.diffs import diff_body, with_header
+from ..check.results import Edit, Finding, SourceError
+from .cache import ResultCache, error_entry, from_entry, result_entry, settings_key
+from ..rulebook.loading import default_rules_dir, load_api, load_rules
+from ..text.sources import FileProblem, decode, display_path, read_bytes, write_atomic
+
+LEFTOVER_ID = "API"  # findings about removed API that no rule rewrote
+
+
+@dataclass
+class Outcome:
+    display: str
+    edits: list[Edit] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    reviewed: int = 0
+    diff: str = ""
+    written: bool = False
+    kernels: int = 0
+    over_budget: int = 0
+    notes: list[str] = field(default_factory=list)
+    compiled: object | None = None  # compiler.CompileResult, with --compile
+    capacity: list | None = None  # compile_report.KernelCapacity of what was compiled, with --compile=passes
+    error: str | None = None  # "path:line:col: message" for files that could not be processed
+    seconds: float = 0.0  # time spent on this file, for --verbose
+    output: str | None = None  # the migrated text, only for a text given on stdin
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.diff)
+
+    @property
+    def compile_problems(self) -> int:
+        """Compiler rejections and structure problems: they count as errors."""
+        c = self.compiled
+        return 0 if c is None else len(c.errors) + len(c.structure)
+
+
+@dataclass
+class Job:
+    rule_ids: tuple[str, ...]
+    write: bool = False
+    rules_dir: Path | None = None
+    strict: bool = True  # re-check outputs against the target API (off when the rules were narrowed)
+    verify: object | None = None  # interp Settings: run each changed kernel against its original
+    compile: str | None = None  # "parse" | "passes": compile what run would write with pypto
+    compile_sets: dict[str, str] = field(default_factory=dict)  # sizes for the compile, over the file's own
+    size_defaults: dict[str, str] = field(default_factory=dict)  # [tool.pypto-migrate] set: under the file's own
+    max_file_size: int = 0  # bytes; a bigger file is reported and skipped (0: no limit)
+    cache_dir: Path | None = None  # where results are kept between runs (None: not kept)
+    cache_key: str = ""  # the settings part of the cache key (`run` computes it once)
+
+
+def _where(display: str, line: int | None, column: int | None) -> str:
+    if line is None:
+        return display
+    return f"{display}:{line}:{column or 1}"
+
+
+def migrate(*args, **kwargs):
+    """The engine's migrate, loaded on first use: a run whose results are all cached never
+    loads LibCST."""
+    from ..migrate.engine import migrate as engine_migrate
+
+    return engine_migrate(*args, **kwargs)
+
+
+def balanced_map(*args):
+    """`parallel.balanced_map`, loaded only when a pool is worth starting."""
+    from .parallel import balanced_map as spread
+
+    return spread(*args)
+
+
+def migrate_text(text: str, job: Job, strict: bool | None = None):
+    """The engine on one text, with the job's rules (every rule id is known to markers)."""
+    all_rules = load_rules(job.rules_dir)
+    rules = tuple(r for r in all_rules if r.id in job.rule_ids)
+    known = frozenset(r.id for r in all_rules) | {LEFTOVER_ID}
+    return migrate(text, rules, load_api(job.rules_dir), known, strict=job.strict if strict is None else strict)
+
+
+def _cache(job: Job) -> ResultCache | None:
+    if job.cache_dir is None:
+        return None
+    key = job.cache_key or settings_key(job.rule_ids, job.strict, job.rules_dir or default_rules_dir())
+    return ResultCache(job.cache_dir, key)
+
+
+def _migration(data: bytes, text: str, job: Job, entry: dict | None = None):
+    """The migration of a file's text and the body of its diff: from the cache when it holds
+    them (`entry`, when the caller looked already), else computed and kept there."""
+    cache = _cache(job)
+    key = cache.content_key(data) if cache is not None else ""
+    if cache is not None:
+        entry = entry if entry is not None else cache.get(key)
+        if entry is not None:
+            try:
+                body, result = from_entry(entry, text)
+                return result, body
+            except (KeyError, TypeError, ValueError):
+                pass  # an entry of another shape (written by hand, or by a bug): done again
+    try:
+        result = migrate_text(text, job)
+    except SourceError as exc:  # the file's own problem, the same next time
+        if cache is not None:
+            cache.put(key, error_entry(exc))
+        raise
+    body = diff_body(text, result.output)
+    if cache is not None:
+        cache.put(key, result_entry(result, body))
+    return result, body
+
+
+def process(path: Path, job: Job, known: tuple[bytes, dict] | None = None, text: str | None = None,
+            display: str | None = None) -> Outcome:
+    """One file, start to end. `known`: its bytes and cache entry, when the caller has them;
+    `text` (stdin): that text stands for the file and is never written."""
+    started = time.perf_counter()
+    outcome = Outcome(display or display_path(path))
+    stdin = text is not None
+    try:
+        if stdin:
+            data, entry = text.encode("utf-8"), None
+        else:
+            data, entry = known if known is not None else (read_bytes(path, job.max_file_size), None)
+            text = decode(data)
+        result, body = _migration(data, text, job, entry)
+        if stdin:
+            outcome.output = result.output
+        outcome.edits = sorted(result.edits, key=lambda e: (e.line, e.column))
+        outcome.findings, outcome.reviewed = result.findings, result.reviewed
+        outcome.kernels, outcome.over_budget = result.kernels, result.over_budget
+        if result.changed and _narrowed(job):
+            _refuse_introduced(outcome, text, result.output, job)
+        outcome.diff = with_header(body, outcome.display)
+        if job.verify is not None and result.changed:
+            _verify(outcome, text, result.output, job)
+        if job.compile is not None:
+            held = _compile(path, outcome, result, job, stdin)
+        else:
+            held = False
+        if stdin and held:
+            outcome.output = text  # `run --write -` hands back what it would not write
+        if job.write and result.changed and not held and not stdin:
+            write_atomic(path, result.output)
+            outcome.written = True
+    except (SourceError, FileProblem) as exc:  # EngineError included: the rule is named in the message
+        outcome.error = f"{_where(outcome.display, exc.line, exc.column)}: {exc.message}"
+    except RecursionError:
+        outcome.error = f"{outcome.display}: nested too deeply to migrate (Python's recursion limit); left as it was"
+    except Exception as exc:  # a bug of ours must cost this file, never the others
+        outcome.error = f"{outcome.display}: internal error, left as it was ({type(exc).__name__}: {exc}); please report it"
+    if outcome.error:
+        outcome.edits, outcome.diff, outcome.notes = [], "", []  # nothing of this file was (or would be) changed
+        outcome.output = text if stdin else None
+    outcome.seconds = time.perf_counter() - started
+    return outcome
+
+
+def _narrowed(job: Job) -> bool:
+    return set(job.rule_ids) != {r.id for r in load_rules(job.rules_dir)}
+
+
+def _refuse_introduced(outcome: Outcome, text: str, output: str, job: Job) -> None:
+    """Narrowed rules never write unchecked output: errors their edits introduce refuse the file."""
+    from ..check.introduced import introduced_errors
+
+    introduced = introduced_errors(text, output, load_api(job.rules_dir))
+    if introduced:
+        outcome.findings = introduced
+        raise FileProblem(
+            f"not migrated: with the selected rules the result would have {_count(len(introduced), 'new error')} "
+            "against the target API (below); select the rules they need, or run all rules"
+        )
+
+
+def _verify(outcome: Outcome, text: str, output: str, job: Job) -> None:
+    """Prove the migration on small inputs; a file that fails is not written (raised as an error)."""
+    from ..interp.verify import EQUIVALENT, MASKED, verify
+
+    if "@" not in text or "program" not in text:
+        return  # no @pl.program to run
+    verdict = verify((outcome.display, text), (f"{outcome.display} (migrated)", output), job.verify, load_api(job.rules_dir))
+    if verdict.code == EQUIVALENT:
+        outcome.notes.append(f"verified: {verdict.message}")
+    elif verdict.code == MASKED:
+        outcome.notes.append(f"verified, with lost masking: {verdict.message}")
+    elif "no @pl.program" in verdict.message:
+        return
+    else:
+        raise FileProblem(f"verify failed, not written: {verdict.message}")
+
+
+def _compile(path: Path, outcome: Outcome, result, job: Job, stdin: bool = False) -> bool:
+    """Compile what run would write; True when the compiler's rejection holds the write back.
+
+    A rejection on a statement a review marker already flags does not: the person deciding
+    that marker sees the compiler's message beside it."""
+    from ..compiler.verdict import tool_capacity, under_review_marker
+    from ..compiler.bridge import CompilerUnavailable, compile_source, unavailable_message
+
+    text = result.output if result.changed or stdin else None  # a stdin text has no file to import
+    try:
+        compiled = compile_source(path, text, job.compile, job.compile_sets, defaults=job.size_defaults)
+    except CompilerUnavailable as exc:
+        raise FileProblem(unavailable_message(str(exc))) from exc
+    outcome.compiled = compiled
+    if job.compile == "passes" and compiled.programs:
+        try:
+            outcome.capacity = tool_capacity(result.output, outcome.display, load_api(job.rules_dir))
+        except Exception as exc:  # the figures are a comparison; their failure must not cost the compile
+            outcome.notes.append(f"compile: the tool's own capacity figures failed ({type(exc).__name__}: {exc})")
+    unexcused = [e for e in compiled.errors if not under_review_marker(result.output, e.line)]
+    if job.write and result.changed and unexcused:
+        outcome.notes.append(
+            f"not written: the compiler rejects the migration ({_count(len(unexcused), 'error')} "
+            "on lines no review marker flags)"
+        )
+        return True
+    return False
+
+
+# Expected seconds per byte of source: a file that names pypto is migrated (two traversals,
+# a plan, a strict check), any other is only syntax-checked. What a file costs is only
+# compared with what others cost, and with what a pool costs to start.
+KERNEL_COST, PLAIN_COST = 1e-5, 2e-7
+POOL_PAYS = 0.5  # seconds of expected work handed to workers before a pool is worth starting
+
+
+def run(paths: list[Path], job: Job, jobs: int = 1, on_done=None) -> list[Outcome]:
+    """Process every file; the outcomes come back in the order of `paths`, for any `jobs`.
+    `on_done(outcome)` is called as each one arrives (a progress bar)."""
+    on_done = on_done or (lambda outcome: None)
+    if job.cache_dir is not None and not job.cache_key:
+        job = replace(job, cache_key=settings_key(job.rule_ids, job.strict, job.rules_dir or default_rules_dir()))
+    if jobs <= 1:
+        return [_done(process(p, job), on_done) for p in paths]
+    outcomes: list[Outcome | None] = [None] * len(paths)
+    heavy: list[int] = []
+    costs: list[float] = []
+    for i, path in enumerate(paths):
+        cost, known = _look(path, job)
+        if cost:
+            heavy.append(i)
+            costs.append(cost)
+        else:  # cached, or not to be read at all: done here at once
+            outcomes[i] = _done(process(path, job, known), on_done)
+    if len(heavy) < 2 or sum(costs) < POOL_PAYS:
+        for i in heavy:
+            outcomes[i] = _done(process(paths[i], job), on_done)
+    else:
+        done = balanced_map(partial(process, job=job), [paths[i] for i in heavy], costs, min(jobs, len(heavy)), on_done)
+        for i, outcome in zip(heavy, done):
+            outcomes[i] = outcome
+    return outcomes  # type: ignore[return-value]
+
+
+def _done(outcome: Outcome, on_done) -> Outcome:
+    on_done(outcome)
+    return outcome
+
+
+def _look(path: Path, job: Job) -> tuple[float, tuple[bytes, dict] | None]:
+    """A file's expected cost, or 0 and its bytes and cache entry when the cache holds its
+    result (0 and nothing for a file that cannot be read: `process` says why)."""
+    try:
+        data = read_bytes(path, job.max_file_size)
+    except FileProblem:
+        return 0.0, None
+    cache = _cache(job)
+    if cache is not None and job.verify is None and job.compile is None:
+        entry = cache.get(cache.content_key(data))
+        if entry is not None:
+            return 0.0, (data, entry)
+    return len(data) * (KERNEL_COST if b"pypto" in data else PLAIN_COST) + 1e-9, None
+
+
+@dataclass
+class Summary:
+    files_changed: int
+    edits: int
+    review: int
+    errors: int
+    per_rule: Counter
+    files_per_rule: Counter
+    kernels: int = 0
+    over_budget: int = 0
+    compile_problems: int = 0
+    files_compiled: int | None = None  # None without --compile
+
+    def line(self, verb: str) -> str:
+        text = f"{_count(self.files_changed, 'file')} {verb}, {_count(self.edits, 'edit')}, {self.review} need review"
+        if self.errors:
+            text += f", {self.errors} could not be processed"
+        if self.files_compiled is not None:
+            text += f"; {_count(self.files_compiled, 'file')} compiled, {_count(self.compile_problems, 'compile error')}"
+        return text
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def summarize(outcomes: list[Outcome]) -> Summary:
+    per_rule: Counter = Counter()
+    files_per_rule: Counter = Counter()
+    for o in outcomes:
+        per_rule.update(e.rule for e in o.edits)
+        files_per_rule.update({e.rule for e in o.edits})
+    return Summary(
+        files_changed=sum(o.changed for o in outcomes),
+        edits=sum(len(o.edits) for o in outcomes),
+        review=sum(len(o.findings) for o in outcomes if not o.error),  # a file not processed is an error, not a review
+        errors=sum(o.error is not None for o in outcomes),
+        per_rule=per_rule,
+        files_per_rule=files_per_rule,
+        kernels=sum(o.kernels for o in outcomes),
+        over_budget=sum(o.over_budget for o in outcomes),
+        compile_problems=sum(o.compile_problems for o in outcomes),
+        files_compiled=(
+            sum(o.compiled is not None and not o.compiled.skipped for o in outcomes)
+            if any(o.compiled is not None for o in outcomes) else None
+        ),
+    )
