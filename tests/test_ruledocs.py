@@ -1,4 +1,4 @@
-"""`rules` and `rules ID`: Ruff's shape, plain text, any case; the README table generated from the rules."""
+"""`rules` and `rules ID`: Ruff's shape, plain text, any case; the table of docs/rules.md generated from the rules."""
 
 from __future__ import annotations
 
@@ -50,6 +50,6 @@ def test_the_listing_is_plain_text(tmp_path):
     assert pypto("rules", "--format", "markdown", cwd=tmp_path).stdout == markdown_table(RULES)
 
 
-def test_the_readme_table_is_generated_from_the_rule_files():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert with_table(readme, RULES) == readme, "README's rule table is stale: run `python -m codemods.cli.ruledocs README.md`"
+def test_the_rules_page_table_is_generated_from_the_rule_files():
+    page = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    assert with_table(page, RULES) == page, "docs/rules.md's rule table is stale: run `python -m codemods.cli.ruledocs docs/rules.md`"

@@ -362,7 +362,7 @@ def cache_clean_command() -> None:
 @main.command("rules")
 @click.argument("rule", required=False)
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown"]), default="text", show_default=True,
-              help="markdown: the rule table of the README.")
+              help="markdown: the rule table of docs/rules.md.")
 def rules_command(rule: str | None, fmt: str) -> None:
     """List the rules, or show one rule's documentation (id or name, any case) and examples."""
     from .ruledocs import find, listing, markdown_table, render

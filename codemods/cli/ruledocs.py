@@ -1,9 +1,9 @@
-"""The rules' documentation, as plain text: `rules`, `rules ID`, and the README's rule table.
+"""The rules' documentation, as plain text: `rules`, `rules ID`, and the rule table of docs/rules.md.
 
 Shaped like Ruff's rule pages (what it does, why, example before and after, fix safety) and
-printed as it is, never through a console that reads `[b, 0]` as markup. The README's table
-is generated from the rule files between two marker comments; `python -m codemods.cli.ruledocs
-README.md` rewrites it, and a test fails while it is stale.
+printed as it is, never through a console that reads `[b, 0]` as markup. The table in
+docs/rules.md is generated from the rule files between two marker comments; `python -m
+codemods.cli.ruledocs docs/rules.md` rewrites it, and a test fails while it is stale.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 from ..check.findings import MARKER
 from ..rulebook.loading import Rule
 
-BEGIN = "<!-- rules-table: generated from rules/*.toml by `python -m codemods.cli.ruledocs README.md`; do not edit by hand -->"
+BEGIN = "<!-- rules-table: generated from rules/*.toml by `python -m codemods.cli.ruledocs docs/rules.md`; do not edit by hand -->"
 END = "<!-- rules-table end -->"
 
 SAFETY = {
@@ -91,17 +91,17 @@ def markdown_table(rules: tuple[Rule, ...]) -> str:
 
 
 def with_table(readme: str, rules: tuple[Rule, ...]) -> str:
-    """The README with its generated table replaced; ValueError without the markers."""
+    """The page with its generated table replaced; ValueError without the markers."""
     start, end = readme.find(BEGIN), readme.find(END)
     if start < 0 or end < start:
-        raise ValueError(f"the README has no rule-table markers ({BEGIN} ... {END})")
+        raise ValueError(f"the page has no rule-table markers ({BEGIN} ... {END})")
     return readme[: start + len(BEGIN)] + "\n" + markdown_table(rules) + readme[end:]
 
 
 def main(argv: list[str]) -> int:
     from ..rulebook.loading import load_rules
 
-    path = Path(argv[0] if argv else "README.md")
+    path = Path(argv[0] if argv else "docs/rules.md")
     text = path.read_text(encoding="utf-8")
     new = with_table(text, load_rules())
     if new != text:

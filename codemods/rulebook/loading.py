@@ -44,7 +44,7 @@ class Rule:
     unchanged: tuple[str, ...]
     path: Path
     phase: int = 1  # 0: restructures kernel regions, before the type-directed rules plan
-    what: str = ""  # what it does, in one line of Markdown (the README's table, `rules ID`)
+    what: str = ""  # what it does, in one line of Markdown (docs/rules.md's table, `rules ID`)
     idioms: tuple[int, ...] = ()  # the sections of pypto-migration-idioms.md it carries out
     requires: tuple[str, ...] = ()  # rules whose edits its own edits rely on (names they define)
 
