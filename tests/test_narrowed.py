@@ -113,6 +113,8 @@ def test_a_narrowed_step_writes_what_it_leaves_for_the_other_rules(tmp_path):
     result = pypto("run", "--write", "--select", "view-to-slice", kernel.name, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "not migrated" not in result.stderr and "new error" not in result.stderr
+    assert re.search(r"stepwise\.py: \d+ errors? against the target API remain, each on a line that had one before: "
+                     r"left for the rules not selected", result.stderr), result.stderr
     assert kernel.read_text() == STEPWISE.replace("pl.view(", "pl.slice("), "the rename and nothing else"
     after = pypto("check", kernel.name, cwd=tmp_path)
     assert after.returncode == 1, "the step leaves work for the next rules, and check still says so"

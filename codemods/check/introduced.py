@@ -36,16 +36,23 @@ MALFORMED = re.compile(r"\(\) (takes \d+ positional|missing \d+ required|got an 
 
 
 def introduced_errors(source: str, output: str, api: ApiTable) -> list[Finding]:
+    return narrowed_check(source, output, api)[0]
+
+
+def narrowed_check(source: str, output: str, api: ApiTable) -> tuple[list[Finding], int]:
+    """The errors the edits introduced, and how many of the output's errors are left for the
+    rules not selected (the input had an error on their lines)."""
     before_module, after_module = _parse(source), _parse(output)
     if before_module is None or after_module is None:
-        return []  # the engine has already re-parsed the output; an input LibCST cannot read never gets here
+        return [], 0  # the engine has already re-parsed the output; an input LibCST cannot read never gets here
     same, changed, replaced = _line_map(source, output)
     had = _input_errors(before_module, source, api)
-    found = []
+    found, left = [], 0
     for f in strict_findings(after_module, api):
         lines = [same[f.line]] if f.line in same else replaced.get(f.line, [])
         messages = {m for line in lines for m in had.get(line, ())}
         if f.message in messages or (messages and not MALFORMED.search(f.message)):
+            left += 1
             continue
         found.append(_at_input(f, same, changed))
     unbound_before = {name for name, _, _ in _unbound(before_module)}
@@ -53,7 +60,7 @@ def introduced_errors(source: str, output: str, api: ApiTable) -> list[Finding]:
         if name not in unbound_before:
             message = f"{name} is read but nothing defines it: the rule that writes its definition is not selected"
             found.append(_at_input(Finding("API", line, column, message, "error"), same, changed))
-    return sorted(set(found), key=lambda f: (f.line, f.column, f.message))
+    return sorted(set(found), key=lambda f: (f.line, f.column, f.message)), left
 
 
 def _input_errors(module: cst.Module, text: str, api: ApiTable) -> dict[int, set[str]]:
