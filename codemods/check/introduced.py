@@ -91,7 +91,8 @@ def _line_map(source: str, output: str) -> tuple[dict[int, int], dict[int, int],
                 same[j1 + k + 1] = i1 + k + 1
             else:
                 changed[j1 + k + 1] = i1 + 1
-                replaced[j1 + k + 1] = list(range(i1 + 1, i2 + 1))
+                # rewritten in place (a rename): line for line; else the whole block it replaced
+                replaced[j1 + k + 1] = [i1 + k + 1] if i2 - i1 == j2 - j1 else list(range(i1 + 1, i2 + 1))
     return same, changed, replaced
 
 
