@@ -72,9 +72,10 @@ def test_select_brings_requirements_along(tmp_path):
     assert "note: PTO010 hoist-tile-shape comes along: PTO004 handoff-buffer relies on it" in result.stderr
 
 
-# A kernel in the old style whose views sit inside a kernel region: renamed alone, each
-# `pl.slice` is still a Tensor slice inside a kernel (the next step, slice-to-load, makes it
-# a load), an error the input had on the same line as "view was removed".
+# A kernel in the old style whose views sit inside a kernel region: renamed alone, the slice
+# of b is still a Tensor where the tile op pl.rsqrt needs a Tile (the compiler: "tile.rsqrt
+# requires argument to be a TileType, but got TensorType"; the next step loads it), an error
+# the input had on the same line as "view was removed".
 STEPWISE = '''\
 import pypto.language as pl
 
@@ -97,7 +98,7 @@ def build(rows: int = ROWS):
                     left: pl.Tensor[[4, COLS], pl.FP32] = pl.view(
                         a, [4, COLS], [r, 0]
                     )
-                    right = pl.view(b, [4, COLS], [r, 0])  # same rows of b
+                    right = pl.rsqrt(pl.view(b, [4, COLS], [r, 0]))  # same rows of b
                     out = pl.assemble(out, pl.add(left, right), [r, 0])
             return out
 
