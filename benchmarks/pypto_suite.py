@@ -63,8 +63,8 @@ class Side:
     edits: int = 0
     changed: list[str] = field(default_factory=list)  # files whose bytes the tool changed
     errors: list[str] = field(default_factory=list)  # files the tool could not process
-    original: dict[str, str] = field(default_factory=dict)  # test -> outcome, unmigrated
-    migrated: dict[str, str] = field(default_factory=dict)  # test -> outcome, after `run --write`
+    original: dict[str, str] = field(default_factory=dict, repr=False)  # test -> outcome, unmigrated
+    migrated: dict[str, str] = field(default_factory=dict, repr=False)  # test -> outcome, after `run --write`
 
     @property
     def broken(self) -> list[str]:
