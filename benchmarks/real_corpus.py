@@ -8,7 +8,9 @@ The corpus is copied to a temporary folder (its files stay as they are), migrate
 written: its open review markers and strict-check errors, the compiler's parse, its pass
 pipeline and structure audit, buffer overflows as the tool and the compiler see them, for
 the four DeepSeek parts `verify` against the original, and whether a second run changes
-anything. Verify's sizes come from tests/real_corpus_sizes.toml (a table per file with
+anything. Below the table, pypto's own test suite judges the migration of its two trees
+(benchmarks/pypto_suite.py): after/ must come out unchanged and keep every passing test,
+before/ must lose none, and gains beside what pypto's authors reached by hand. Verify's sizes come from tests/real_corpus_sizes.toml (a table per file with
 `set = ["NAME=VALUE", ...]` and `input = ["NAME=LOW:HIGH", ...]`).
 """
 
@@ -286,6 +288,15 @@ def main() -> int:
     print(render(rows, args.markdown))
     print()
     print(summary(rows))
+    if (CORPUS / "pypto").is_dir():
+        import pypto_suite
+
+        tested = time.perf_counter()
+        after, before = pypto_suite.score(args.jobs)
+        timings["pypto tests"] = time.perf_counter() - tested
+        print()
+        print("pypto's own tests (../shared/corpus/pypto: after/ = the hand migration, before/ = the old tree):")
+        print(pypto_suite.render(after, before, args.details))
     if args.details:
         print()
         for row in rows:

@@ -178,9 +178,12 @@ def _narrowed(job: Job) -> bool:
 
 def _refuse_introduced(outcome: Outcome, text: str, output: str, job: Job) -> None:
     """Narrowed rules never write unchecked output: errors their edits introduce refuse the file."""
-    from ..check.introduced import introduced_errors
+    from ..check.introduced import narrowed_check
 
-    introduced = introduced_errors(text, output, load_api(job.rules_dir))
+    introduced, left = narrowed_check(text, output, load_api(job.rules_dir))
+    if left and not introduced:
+        outcome.notes.append(f"{_count(left, 'error')} against the target API remain, each on a line that had one "
+                             "before: left for the rules not selected")
     if introduced:
         outcome.findings = introduced
         raise FileProblem(
