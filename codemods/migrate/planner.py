@@ -24,24 +24,9 @@ from ..model.kernels import KernelFunction, OpIndex, Region, find_regions, kerne
 from ..syntax.nodes import attr_name, code, codes, is_name, statements
 from ..syntax.traversal import content
 from ..rulebook.loading import ApiTable
-from ..model.values import ACC, LEFT, MAT, MATMUL_ACC_DTYPE, RIGHT, SCALAR, SCALAR_VAL, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, VEC, Val, join, row_reduced
+from ..model.results import result_val
+from ..model.values import ACC, LEFT, MAT, MATMUL_ACC_DTYPE, RIGHT, SCALAR, SCALAR_VAL, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, VEC, Val, join
 
-ROW_REDUCTIONS = {"row_sum", "row_max", "row_min"}
-
-
-HALF_FLOATS = frozenset({"BF16", "FP16"})
-NARROW_INTS = frozenset({"INT8", "INT16", "INT32", "UINT8", "UINT16", "UINT32"})
-
-
-def promote(tile: str | None, scalar: str | None) -> str | None:
-    """The result type of a tile op with a scalar operand, as the compiler types it (measured):
-    a half-precision tile with an FP32 scalar gives FP32; a narrow integer tile with an INDEX
-    scalar gives INDEX (and with an FP32 one, FP32); otherwise the tile's own type."""
-    if scalar == "FP32" and (tile in HALF_FLOATS or tile in NARROW_INTS):
-        return "FP32"
-    if scalar == "INDEX" and tile in NARROW_INTS:
-        return "INDEX"
-    return tile
 
 
 @dataclass
@@ -424,26 +409,21 @@ class Planner(RegionScan, ShapeConstants):
                 # Nothing outlines this code (no pl.incore(), no chunked loop, not an InCore function).
                 self._flag("untyped-value", sc.node, f"tile op pl.{op} outside any kernel region: put this code in "
                            "`with pl.incore():` or a function of type pl.FunctionType.InCore")
-            return first.but(space=None) if first.kind in (TENSOR, TILE) else first
+            if first.kind in (TENSOR, TILE):
+                return result_val(spec, vals, pos, kw, self._scalar_dtype).but(space=None)
+            return first
         if not first.is_tile:
             if first.kind == "unknown":
                 self._flag("untyped-value", sc.node, f"cannot tell what the operand of pl.{op} is; check it by hand")
+            elif first.is_tensor:
+                return result_val(spec, vals, pos, kw, self._scalar_dtype)
             return first
-        shape, dtype = first.shape, first.dtype
-        if op == "cast":
-            dtype = attr_name(kw.get("target_type") or (pos[1] if len(pos) > 1 else None)) or dtype
-        elif op in ROW_REDUCTIONS:
-            shape = row_reduced(first)
+        derived = result_val(spec, vals, pos, kw, self._scalar_dtype)  # what the table says the op gives
+        shape, dtype = derived.shape, derived.dtype
         if spec.scratch and len(pos) <= spec.params.index(spec.scratch) and spec.scratch not in kw:
             self._scratch(node, first, sc)  # the table says the tile form needs this operand
         elif op == "reshape" and len(pos) > 1:
-            shape = codes(pos[1])
             self._hoist_shape(pos[1], sc)
-        elif op == "transpose" and shape:
-            shape = shape[::-1]
-        for i, arg in enumerate(pos[:len(spec.params)]):
-            if spec.roles.get(spec.params[i], "value") in ("scalar", "value-or-scalar") and vals[i].kind == SCALAR:
-                dtype = promote(dtype, self._scalar_dtype(arg))
         acc_reads = [i for i, v in enumerate(vals) if v.is_tile and v.space == ACC]
         if any(not spec.may_read_acc(i) for i in acc_reads):
             self._flag("matmul-accumulation", sc.node, f"pl.{op} reads a matmul result in Acc; accumulate it into a Vec tile first")

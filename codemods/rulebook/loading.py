@@ -68,6 +68,9 @@ class Op:
     unit: str = ""  # "vector": its tile operands must be in Vec; "cube": matmul
     reads_acc: tuple[str, ...] = ()  # parameters that may be Acc tiles all the same
     required: int = 0  # positional arguments it cannot do without (0: not stated)
+    like: str = ""  # the parameter whose shape and dtype the result takes ("": the first operand)
+    shape: str = ""  # how the result's shape follows (codemods.model.results)
+    dtype: str = ""  # how the result's dtype follows
 
     def may_read_acc(self, index: int) -> bool:
         return index < len(self.params) and self.params[index] in self.reads_acc
@@ -110,7 +113,8 @@ def _namespaced(ops: dict[str, Op], namespaces: dict[str, frozenset[str]]) -> No
             roles = {p: (role if r == "value" else r) for p, r in base.roles.items()}
             result = space if base.result in ("same", "") else base.result
             ops[key] = Op(key, kind, base.params, roles, result, space=dict(base.space), scratch=base.scratch,
-                          unit=base.unit, reads_acc=base.reads_acc, required=base.required)
+                          unit=base.unit, reads_acc=base.reads_acc, required=base.required,
+                          like=base.like, shape=base.shape, dtype=base.dtype)
 
 
 def default_rules_dir() -> Path:
@@ -223,6 +227,9 @@ def load_api(rules_dir: Path | None = None) -> ApiTable:
             unit=spec.get("unit", ""),
             reads_acc=tuple(spec.get("reads_acc", ())),
             required=int(spec.get("required", 0)),
+            like=str(spec.get("like", "")),
+            shape=str(spec.get("shape", "")),
+            dtype=str(spec.get("dtype", "")),
         )
     namespaces = {space: frozenset(names) for space, names in data.get("namespaces", {}).items()}
     _namespaced(ops, namespaces)
