@@ -61,11 +61,11 @@ def result_val(spec: Op, vals: list[Val], pos: list, kw: dict,
     i = like_index(spec)
     like = vals[i] if i < len(vals) else Val(UNKNOWN)
     if spec.result == "scalar":
-        return Val(SCALAR)
+        return Val(SCALAR, None, _dtype(spec, vals, pos, kw, like, scalar_dtype, SCALAR))
     kind = {"tile": TILE, "tensor": TENSOR}.get(spec.result, like.kind)
     if kind == SCALAR or kind == UNKNOWN:
         return Val(kind)
-    return Val(kind, _shape(spec, vals, pos, kw, like), _dtype(spec, vals, pos, kw, like, scalar_dtype))
+    return Val(kind, _shape(spec, vals, pos, kw, like), _dtype(spec, vals, pos, kw, like, scalar_dtype, kind))
 
 
 def _shape(spec: Op, vals, pos, kw, like: Val):
@@ -106,10 +106,12 @@ def _shape(spec: Op, vals, pos, kw, like: Val):
     return None
 
 
-def _dtype(spec: Op, vals, pos, kw, like: Val, scalar_dtype) -> str | None:
+def _dtype(spec: Op, vals, pos, kw, like: Val, scalar_dtype, kind: str) -> str | None:
     rule = spec.dtype
     if rule.startswith("param:"):
         return attr_name(argument(spec, rule[len("param:"):], pos, kw))
+    if rule == "matmul":  # a tile matmul accumulates in FP32; a tensor one keeps its type unless told
+        return "FP32" if kind == TILE else attr_name(argument(spec, "out_dtype", pos, kw)) or like.dtype
     if rule and rule != "promote":
         return rule
     dtype = like.dtype
