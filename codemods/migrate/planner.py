@@ -25,6 +25,7 @@ from ..syntax.nodes import attr_name, code, codes, is_name, statements
 from ..syntax.traversal import content
 from ..rulebook.loading import ApiTable
 from ..model.results import result_val
+from .matmul_flags import tile_matmul_keywords
 from ..model.values import ACC, LEFT, MAT, MATMUL_ACC_DTYPE, RIGHT, SCALAR, SCALAR_VAL, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, VEC, Val, join
 
 
@@ -566,12 +567,11 @@ class Planner(RegionScan, ShapeConstants):
             self._expr(pos[1], env, sc.inner())
             return a
         spaces = self.api.ops["matmul"].space  # where the cube unit reads and writes, from the table
-        lhs, how_l = self._matmul_operand(pos[0], spaces.get("lhs", LEFT), env, sc.inner())
-        rhs, how_r = self._matmul_operand(pos[1], spaces.get("rhs", RIGHT), env, sc.inner())
-        # The tile matmul takes only its two operands; its result is FP32 in Acc.
-        drop = tuple(k for k in ("out_dtype",) if k in kw and attr_name(kw[k]) == MATMUL_ACC_DTYPE)
-        for k in ("out_dtype", "a_trans", "b_trans", "c_matrix_nz"):
-            if k in kw and k not in drop:
+        drop, flips = tile_matmul_keywords(self.api.ops["matmul"], kw)
+        lhs, how_l = self._matmul_operand(pos[0], spaces.get("lhs", LEFT), env, sc.inner(), flips[0])
+        rhs, how_r = self._matmul_operand(pos[1], spaces.get("rhs", RIGHT), env, sc.inner(), flips[1])
+        for k in kw:
+            if k not in drop and k not in (self.api.ops["matmul"].tile_params or ()):
                 self._flag("untyped-value", sc.node, f"the tile pl.matmul takes no {k}=; move the operand with "
                            "transpose=True or cast the result instead")
         if how_l or how_r or drop:
@@ -590,9 +590,15 @@ class Planner(RegionScan, ShapeConstants):
             self._alloc(rp, result, shape, dtype, "matmul result", sc, call=node)
         return Val(TILE, shape, dtype, result)
 
-    def _matmul_operand(self, arg, side: str, env, sc: _Stmt) -> tuple[Val, str | None]:
+    def _matmul_operand(self, arg, side: str, env, sc: _Stmt, flip: bool = False) -> tuple[Val, str | None]:
+        """The operand as the tile matmul needs it, and how it gets there: "mat"/"vec" (moved from
+        Mat or Vec), "-t" (its pl.transpose undone into the move), "-T" (an a_trans/b_trans flag
+        carried out by the move)."""
         rp = sc.region
         transposed = self._call_op(arg) == "transpose"
+        if flip and transposed:  # transposed twice: the flag undoes the pl.transpose; left to a person
+            self._flag("untyped-value", sc.node, "a pl.transpose operand under a_trans/b_trans: drop both by hand")
+            flip = False
         inner = arg.args[0].value if transposed and arg.args else arg
         if self._call_op(inner) in ("slice", "view"):
             v = self._slice(inner, env, sc, MAT)
@@ -603,10 +609,10 @@ class Planner(RegionScan, ShapeConstants):
         if not v.is_tile:
             self._flag("untyped-value", sc.node, f"cannot tell what the matmul operand {code(inner)[:40]} is")
             return v, None
-        shape = v.shape[::-1] if transposed and v.shape else v.shape
-        if v.space == side and not transposed:
+        shape = v.shape[::-1] if (transposed or flip) and v.shape else v.shape
+        if v.space == side and not transposed and not flip:
             return v.but(shape=shape), None
-        how = ("mat" if v.space == MAT else "vec") + ("-t" if transposed else "")
+        how = ("mat" if v.space == MAT else "vec") + ("-t" if transposed else "-T" if flip else "")
         what = self._operand_name(inner)
         if how.startswith("vec") and v.shape:
             self._alloc(rp, MAT, v.shape, v.dtype, f"copy of {what} in Mat", sc)

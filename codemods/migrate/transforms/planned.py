@@ -168,8 +168,9 @@ class MatmulOperands(Planned):
             if how is None:
                 continue
             value = args[at].value
-            if how.endswith("-t"):
-                value = value.args[0].value  # the operand of pl.transpose: the move transposes
+            if how.endswith(("-t", "-T")):
+                if how.endswith("-t"):
+                    value = value.args[0].value  # the operand of pl.transpose: the move transposes
                 key = "from_mat_transposed" if how.startswith("mat") else "from_vec_transposed"
             else:
                 key = "from_mat" if how == "mat" else "from_vec"
