@@ -33,7 +33,7 @@ from codemods.rulebook.loading import load_api  # noqa: E402
 BITWISE = {"and_", "ands", "or_", "ors", "xor", "xors", "not_", "shl", "shls", "shr", "shrs"}
 CUBE_SHAPES = {"lhs": ("16", "32"), "rhs": ("32", "64"), "bias": ("1", "64"), "acc": ("16", "64")}
 GEMV_SHAPES = {"lhs": ("1", "32"), "rhs": ("32", "64"), "bias": ("1", "64"), "acc": ("1", "64")}
-NAMED_SHAPES = {"row_vec": ("16", "1"), "col_vec": ("1", "64"), "src": ("16", "1")}
+NAMED_SHAPES = {"row_vec": ("16", "1"), "col_vec": ("1", "64"), "src": ("16", "1"), "output_tensor": ("32", "64")}
 NOT_PROBED = {"view"}  # removed: nothing to ask
 
 
@@ -118,7 +118,7 @@ def operand_dtype(op: str, param: str, spec) -> str:
 KEYWORD_ONLY = {"axis", "axis1", "axis2", "keepdim", "cmp_type", "transpose"}  # ints the parser takes only by keyword
 
 
-def probe_text(op: str, spec, family: str, required: int) -> tuple[str, list[Val], str] | None:
+def probe_text(op: str, spec, family: str, required: int, ints: bool = False) -> tuple[str, list[Val], str] | None:
     """A kernel with one call of `op` on operands of `family` (Tile or Tensor); its params,
     the operands' Vals and the call's text."""
     params, vals, args = [], [], []
@@ -133,7 +133,7 @@ def probe_text(op: str, spec, family: str, required: int) -> tuple[str, list[Val
         text, val = None, Val(SCALAR)
         if role in ("tile", "tensor", "value", "value-or-scalar"):
             kind = TILE if role == "tile" or (role != "tensor" and family == TILE) else TENSOR
-            shape, dtype = operand_shape(base, p, spec), operand_dtype(base, p, spec)
+            shape, dtype = operand_shape(base, p, spec), ("INT16" if ints else operand_dtype(base, p, spec))
             ann = "Tile" if kind == TILE else "Tensor"
             params.append(f"{p}_: pl.{ann}[[{', '.join(shape)}], pl.{dtype}]")
             text, val = f"{p}_", Val(kind, shape, dtype)
@@ -158,7 +158,7 @@ def probe_text(op: str, spec, family: str, required: int) -> tuple[str, list[Val
         elif p == "value" and base == "store_scalar":
             text = "pl.tensor.load_scalar(tensor_, 0)"
         elif role in ("scalar", "flag"):
-            text = "1" if base in BITWISE or p in ("cmp_type", "select_mode", "offset", "indices") else "1.5"
+            text = "1" if ints or base in BITWISE or p in ("cmp_type", "select_mode", "offset", "indices") else "1.5"
         else:
             return None
         args.append(f"{p}={text}" if keyword else text)
@@ -232,23 +232,31 @@ def check(verbose: bool = False) -> list[Finding]:
                 findings.append(Finding(name, "params", f"the table says ({', '.join(spec.params)}), "
                                         f"the compiler's {family.lower()} op takes ({', '.join(names)})"))
                 ok = False
-            probe = probe_text(name, spec_form, family, required)
-            if probe is None:
-                continue
-            text, vals, call = probe
-            got = parsed_type(pl, text)
-            if isinstance(got, str):
-                findings.append(Finding(name, "probe", f"{call} on {family}s: the compiler says: {got}"))
-                ok = False
-                continue
-            want = predicted(spec_form, vals, call)
-            if (want.kind, want.shape, want.dtype) != (got.kind, got.shape, got.dtype):
-                findings.append(Finding(name, "result", f"{call} on {family}s: the table gives {want.describe()}, "
-                                        f"the compiler {got.describe()}"))
-                ok = False
+            # Integer operands too where a scalar may widen the result (INT16 and an int: INDEX).
+            variants = [False, True] if spec.dtype == "promote" else [False]
+            for ints in variants:
+                ok = probe_once(findings, pl, name, spec_form, family, required, ints) and ok
         if ok and verbose:
             print(f"ok  {name}")
     return findings
+
+
+def probe_once(findings, pl, name, spec_form, family, required, ints) -> bool:
+    """One probe of one form of one op; a disagreement is added to `findings`."""
+    probe = probe_text(name, spec_form, family, required, ints)
+    if probe is None:
+        return True
+    text, vals, call = probe
+    got = parsed_type(pl, text)
+    if isinstance(got, str):
+        findings.append(Finding(name, "probe", f"{call} on {family}s: the compiler says: {got}"))
+        return False
+    want = predicted(spec_form, vals, call)
+    if (want.kind, want.shape, want.dtype) != (got.kind, got.shape, got.dtype):
+        findings.append(Finding(name, "result", f"{call} on {family}s: the table gives {want.describe()}, "
+                                f"the compiler {got.describe()}"))
+        return False
+    return True
 
 
 def main(argv: list[str]) -> int:

@@ -24,6 +24,7 @@ from ..model.kernels import KernelFunction, OpIndex, Region, find_regions, kerne
 from ..syntax.nodes import attr_name, code, codes, is_name, statements
 from ..syntax.traversal import content
 from ..rulebook.loading import ApiTable
+from ..model.annotations import differences, fully_known
 from ..model.results import result_val
 from .matmul_flags import tile_matmul_keywords
 from ..model.values import ACC, LEFT, MAT, MATMUL_ACC_DTYPE, RIGHT, SCALAR, SCALAR_VAL, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, VEC, Val, join
@@ -177,6 +178,8 @@ class Planner(RegionScan, ShapeConstants):
             env[name] = value
             if rp is not None and value.is_tile:
                 rp.tile_vars.add(name)
+        elif self._annotation_disagrees(small, stmt, name, declared, value):
+            pass
         elif value.is_tile and declared.is_tensor:
             shape, dtype = declared.shape or value.shape, declared.dtype or value.dtype
             if shape is None or dtype is None:
@@ -185,6 +188,21 @@ class Planner(RegionScan, ShapeConstants):
             else:
                 self.plan.decisions["retype-annotation"][small.annotation] = (self._shape_text(shape), dtype)
         return None
+
+    def _annotation_disagrees(self, small: cst.AnnAssign, stmt, name: str, declared: Val, value: Val) -> bool:
+        """An annotation whose shape or dtype the value's certainly does not match: the compiler
+        rejects it, so it is written from the value's type where that is known, else flagged."""
+        ann = small.annotation.annotation
+        if not (isinstance(ann, cst.Subscript) and self.ops.get(ann.value) in ("Tensor", "Tile")):
+            return False  # pl.Out[...] and the like: not an annotation of a local's own type
+        found = [d for d in differences(name, declared, value, self.env_numbers) if " but expression has type " not in d]
+        if not found:
+            return False
+        if fully_known(value, self.env_numbers):
+            self.plan.decisions["retype-annotation"][small.annotation] = ("exact", value.kind, self._shape_text(value.shape), value.dtype)
+        else:
+            self._flag("untyped-value", stmt, f"{found[0]}: correct the annotation by hand")
+        return True
 
     def _region(self, rp: RegionPlan, env: dict[str, Val]) -> None:
         local = dict(env)
@@ -435,6 +453,8 @@ class Planner(RegionScan, ShapeConstants):
         wrong_space = [v for v in vals if v.is_tile and v.space in (MAT, LEFT, RIGHT)]
         if wrong_space and spec.unit == "vector":
             self._flag("untyped-value", sc.node, f"vector op pl.{op} on a tile in {wrong_space[0].space}; vector ops need Vec")
+        if derived.kind != TILE:  # pl.tile.store gives the Tensor it wrote, a read gives a scalar
+            return derived
         result = Val(TILE, shape, dtype, VEC)
         if shape:
             self._alloc(rp, VEC, shape, dtype, f"pl.{op}", sc, call=node)
@@ -563,9 +583,10 @@ class Planner(RegionScan, ShapeConstants):
         if len(pos) < 2:
             return UNKNOWN_VAL
         if rp is None:
-            a = self._expr(pos[0], env, sc.inner())
-            self._expr(pos[1], env, sc.inner())
-            return a
+            vals = [self._expr(pos[0], env, sc.inner()), self._expr(pos[1], env, sc.inner())]
+            if vals[0].kind not in (TENSOR, TILE):
+                return vals[0]
+            return result_val(self.api.ops["matmul"], vals, pos, kw, self._scalar_dtype).but(space=None)
         spaces = self.api.ops["matmul"].space  # where the cube unit reads and writes, from the table
         drop, flips = tile_matmul_keywords(self.api.ops["matmul"], kw)
         lhs, how_l = self._matmul_operand(pos[0], spaces.get("lhs", LEFT), env, sc.inner(), flips[0])
