@@ -3,10 +3,14 @@
 The planner predicts types of old code; this module reads *new* code only, with the API
 table's rules and nothing else, so a migration is checked by something that did not write
 it. It reports what the target compiler would reject (a Tensor given to a tile-only op, a
-mix in a unified op, `valid_shape` on `create_tensor`, removed ops) and what the idioms
-file says is wrong although the compiler accepts it (tile ops in orchestration, a Tile
-crossing a kernel boundary, vector ops on Mat/Left/Right tiles, non-constant tile shapes,
-`tensor.read` and `create_tensor` inside kernels, a tile reduction without its scratch).
+mix in a unified op, `valid_shape` on `create_tensor`, removed ops, a tile reduction without
+its scratch, and, inside kernels, `tensor.read` and a Tensor slice with `valid_shape`, which
+the pass pipeline rejects) and what the idioms file says is wrong although the compiler
+accepts it (tile ops in orchestration, a Tile crossing a kernel boundary, vector ops on
+Mat/Left/Right tiles, non-constant tile shapes). Each violation says which it is
+(`rejects`): only a rejection is a reason to rewrite code (`rejected_within`). Tensor ops
+inside kernels are not violations: the compiler's ConvertTensorToTileOps pass lowers them
+(measured by benchmarks/measure_api.py).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ..model.kernels import OpIndex, find_regions, kernel_functions, parameter_value
+from ..syntax.memo import cached
 from ..syntax.nodes import code, statements
 from ..syntax.traversal import content
 from ..rulebook.loading import ApiTable
@@ -28,6 +33,7 @@ SHAPED = {"load": 2, "create_tile": 0, "tile.full": 0}
 class Violation:
     node: cst.CSTNode
     message: str
+    rejects: bool = True  # the target compiler rejects it (parse or pass pipeline), measured
 
 
 @dataclass(frozen=True)
@@ -62,8 +68,12 @@ class StrictChecker:
             self._block(statements(kf.node), env, home)
         return self.found
 
-    def _bad(self, node, message: str) -> None:
-        self.found.append(Violation(node, message))
+    def _bad(self, node, message: str, rejects: bool = True) -> None:
+        self.found.append(Violation(node, message, rejects))
+
+    def _advice(self, node, message: str) -> None:
+        """What the idioms file calls wrong although the target compiler accepts it."""
+        self._bad(node, message, rejects=False)
 
     # -- statements ----------------------------------------------------------------------
     def _block(self, stmts, env, region) -> None:
@@ -82,7 +92,7 @@ class StrictChecker:
                     if value.kind == TILE and region is not None:
                         first = self.tile_homes.setdefault(name, region)
                         if first != region:
-                            self._bad(small.targets[0].target, f"tile name {name} of kernel {first} is bound again in kernel "
+                            self._advice(small.targets[0].target, f"tile name {name} of kernel {first} is bound again in kernel "
                                       f"{region}: the compiler carries it across kernels; give it a name of its own")
                 elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
                     name = small.target.value
@@ -117,7 +127,7 @@ class StrictChecker:
                 return Val(SCALAR) if node.value in self.constants else Val(UNKNOWN)
             if v.val.kind == TILE and v.home != region:
                 where = f"kernel {region}" if region else "orchestration"
-                self._bad(node, f"Tile {node.value} of kernel {v.home} is used in {where}: a Tile cannot cross a kernel boundary")
+                self._advice(node, f"Tile {node.value} of kernel {v.home} is used in {where}: a Tile cannot cross a kernel boundary")
             return v.val
         if isinstance(node, cst.Call):
             op = self.ops.get(node)
@@ -213,14 +223,15 @@ class StrictChecker:
     def _structure(self, op, node, pos, kw, vals, result, region) -> None:
         tile_involved = result.kind == TILE or any(v.kind == TILE for v in vals)
         if region is None and tile_involved and op != "store":
-            self._bad(node, f"tile op pl.{op} in orchestration: it belongs inside a kernel region")
+            self._advice(node, f"tile op pl.{op} in orchestration: it belongs inside a kernel region")
         if region is not None:
+            # Measured: the pass pipeline lowers these two Tensor forms into nothing it accepts.
             if op == "tensor.read" or (op == "read" and vals and vals[0].kind == TENSOR):
-                self._bad(node, "pl.tensor.read inside a kernel breaks the lowering: load the tensor and use pl.tile.read")
-            if op == "create_tensor":
-                self._bad(node, "pl.create_tensor inside a kernel becomes a tile: create hand-off tensors in orchestration")
-            if op == "slice" and vals and vals[0].kind == TENSOR:
-                self._bad(node, "a Tensor slice inside a kernel: load the data with pl.load instead")
+                self._bad(node, "pl.tensor.read inside a kernel breaks the lowering (The operator tile.getval requires "
+                          "first argument to be a TileType, but got TensorType): load the tensor and use pl.tile.read")
+            if op == "slice" and vals and vals[0].kind == TENSOR and "valid_shape" in kw:
+                self._bad(node, "a Tensor slice with valid_shape inside a kernel (tensor.slice conversion expects 3 args "
+                          "(tensor, shape, offset)): load it with valid_shapes=")
         if op == "create_tensor" and "valid_shape" in kw:
             self._bad(node, "create() got an unexpected keyword argument 'valid_shape'")
         spec = self.api.ops[op]
@@ -228,23 +239,50 @@ class StrictChecker:
             for i, v in enumerate(vals):
                 accepted = v.space == ACC and spec.may_read_acc(i)
                 if v.kind == TILE and v.space not in (VEC, None) and not accepted:
-                    self._bad(node, f"vector op pl.{op} reads a tile in {v.space}; vector ops work on Vec tiles")
+                    self._advice(node, f"vector op pl.{op} reads a tile in {v.space}; vector ops work on Vec tiles")
             if spec.scratch and len(pos) <= spec.params.index(spec.scratch) and spec.scratch not in kw:
                 self._bad(node, f"tile pl.{op} needs its scratch tile ({spec.scratch})")
         if op == "matmul" and vals and vals[0].kind == TILE:
             spaces = self.api.ops["matmul"].space
             for v, want in zip(vals[:2], (spaces.get("lhs", LEFT), spaces.get("rhs", RIGHT))):
                 if v.kind == TILE and v.space != want:
-                    self._bad(node, f"matmul operand in {v.space}: it must be moved to {want}")
+                    self._advice(node, f"matmul operand in {v.space}: it must be moved to {want}")
         shape_at = SHAPED.get(op, 1 if op == "reshape" and vals and vals[0].kind == TILE else None)
         if shape_at is not None and shape_at < len(pos) and isinstance(pos[shape_at], (cst.List, cst.Tuple)):
             for e in pos[shape_at].elements:
                 if not isinstance(e.value, (cst.Name, cst.Integer)):
-                    self._bad(e.value, f"tile shape {code(e.value)} is not a compile-time constant name: hoist it")
+                    self._advice(e.value, f"tile shape {code(e.value)} is not a compile-time constant name: hoist it")
 
 
 def check_module(module: cst.Module, api: ApiTable) -> list[Violation]:
-    return StrictChecker(module, api).run()
+    return cached("strict-violations", module, lambda m: StrictChecker(m, api).run())
+
+
+def rejected_within(module: cst.Module, api: ApiTable) -> frozenset[int]:
+    """The ids of the nodes the target compiler rejects, and of every node that holds one:
+    where a rule may rewrite. Code outside this set is accepted as it stands and is kept."""
+    return cached("rejected-within", module, lambda m: _holders(m, [v.node for v in check_module(m, api) if v.rejects]))
+
+
+def _holders(module: cst.Module, nodes: list) -> frozenset[int]:
+    wanted = {id(n) for n in nodes}
+    out: set[int] = set()
+    if not wanted:
+        return frozenset()
+    stack: list[int] = []
+
+    class V(cst.CSTVisitor):
+        def on_visit(self, node) -> bool:
+            stack.append(id(node))
+            if id(node) in wanted:
+                out.update(stack)
+            return True
+
+        def on_leave(self, original) -> None:
+            stack.pop()
+
+    module.visit(V())
+    return frozenset(out)
 
 
 def _type(v: Val) -> str:

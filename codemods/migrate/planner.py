@@ -11,6 +11,8 @@ is what makes a second run a no-op.
 from __future__ import annotations
 
 import re
+from collections import defaultdict
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import libcst as cst
@@ -24,6 +26,7 @@ from ..model.kernels import KernelFunction, OpIndex, Region, find_regions, kerne
 from ..syntax.nodes import attr_name, code, codes, is_name, statements
 from ..syntax.traversal import content
 from ..rulebook.loading import ApiTable
+from ..check.strict import rejected_within
 from ..model.values import ACC, LEFT, MAT, MATMUL_ACC_DTYPE, RIGHT, SCALAR, SCALAR_VAL, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, VEC, Val, join, row_reduced
 
 ROW_REDUCTIONS = {"row_sum", "row_max", "row_min"}
@@ -68,6 +71,12 @@ class Planner(RegionScan, ShapeConstants):
         # Every identifier-like word of the file: a superset of its names, so fresh names never clash.
         # (`text`: the module's code, when the caller has it already.)
         self.taken: set[str] = set(re.findall(r"[A-Za-z_]\w*", module.code if text is None else text))
+        # First do no harm: only code the target rejects is rewritten. A kernel region holding
+        # no rejection is still planned (its tiles count in the capacity report) but quietly:
+        # nothing it decides reaches the file, and what it sees goes nowhere either.
+        self.hot = rejected_within(module, api)
+        self._quiet = False
+        self._in_region = False
 
     # -- entry ---------------------------------------------------------------------------
     def run(self) -> Plan:
@@ -83,7 +92,12 @@ class Planner(RegionScan, ShapeConstants):
         self.live = Liveness(statements(kf.node))
         regions = find_regions(kf.node, self.ops, self.env_numbers)
         self.plan.regions.extend(r for r, _ in regions)
-        plans = [self._prescan(r, body) for r, body in regions]
+        plans = []
+        self._in_region = True
+        for r, body in regions:
+            with self._muted(id(r.node) not in self.hot):
+                plans.append(self._prescan(r, body))
+        self._in_region = False
         for p in plans:
             p.function = kf.node.name.value
         self.plan.region_plans.extend(plans)
@@ -100,7 +114,26 @@ class Planner(RegionScan, ShapeConstants):
         else:
             self._block(statements(kf.node), env, None, None)
         for p in plans:
-            self._capacity(p)
+            with self._muted(not self._migrates(p)):
+                self._capacity(p)
+
+    def _migrates(self, rp: RegionPlan) -> bool:
+        return id(rp.region.node) in self.hot
+
+    @contextmanager
+    def _muted(self, quiet: bool):
+        """While `quiet`, decisions, edits and flags go to a scratch plan that is dropped."""
+        if not quiet or self._quiet:
+            yield
+            return
+        kept = self.plan.decisions, self.plan.statements, self.plan.flags
+        self.plan.decisions, self.plan.statements, self.plan.flags = defaultdict(dict), [], []
+        self._quiet = True
+        try:
+            yield
+        finally:
+            self.plan.decisions, self.plan.statements, self.plan.flags = kept
+            self._quiet = False
 
     # -- structure -----------------------------------------------------------------------
     def _call_op(self, node) -> str | None:
@@ -196,16 +229,28 @@ class Planner(RegionScan, ShapeConstants):
             if shape is None or dtype is None:
                 self._flag("untyped-value", stmt, f"{name} becomes a Tile but its annotation says Tensor; "
                            f"annotate it pl.Tile[[shape], dtype] by hand")
-            else:
+            elif rp is not None or id(stmt) in self.hot:
                 self.plan.decisions["retype-annotation"][small.annotation] = (self._shape_text(shape), dtype)
         return None
 
     def _region(self, rp: RegionPlan, env: dict[str, Val]) -> None:
+        outer = self._in_region
+        self._in_region = True
+        try:
+            with self._muted(not self._migrates(rp)):
+                self._region_body(rp, env)
+        finally:
+            self._in_region = outer
+
+    def _region_body(self, rp: RegionPlan, env: dict[str, Val]) -> None:
         local = dict(env)
         self._block(rp.body, local, rp, rp.region.scope)
         live = self.live.live_after(rp.region.node)
         for name, value in local.items():
             if value.is_tile and name in live and self._hand_off(rp, name, value, env):
+                env[name] = Val(TENSOR, value.shape, value.dtype)
+            elif value.is_tile and self._quiet:
+                # Left as it is, the region's values keep the kinds the code gives them.
                 env[name] = Val(TENSOR, value.shape, value.dtype)
             elif value.is_tile and name not in env:
                 self.escaped[name] = rp.region
@@ -747,6 +792,8 @@ class Planner(RegionScan, ShapeConstants):
 
 
     def _flag(self, rule: str, node, message: str) -> None:
+        if not self._in_region and id(node) not in self.hot:
+            return  # orchestration code the target accepts: nothing to write into it
         self.plan.flags.append((rule, node, message))
 
 

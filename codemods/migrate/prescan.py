@@ -157,7 +157,7 @@ class RegionScan:
         seen: dict[str, int] = {}
         for p in plans:
             for name in sorted(p.tile_vars):
-                if name in seen:
+                if name in seen and id(p.region.node) in self.hot:  # only a region being migrated is renamed
                     new = self._fresh(f"{name}_{p.region.index}")
                     p.renames[name] = new
                     for node in p.name_nodes.get(name, ()):
