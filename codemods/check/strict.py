@@ -203,6 +203,8 @@ class StrictChecker:
 
     def _result(self, op, spec, node, pos, kw, vals) -> Val:
         first = vals[0] if vals else Val(UNKNOWN)
+        if spec.on_tile and first.kind == TILE:
+            return Val(TILE, space=first.space)
         if spec.result == "scalar":
             return Val(SCALAR)
         if spec.result == "tensor":
@@ -226,9 +228,10 @@ class StrictChecker:
             self._advice(node, f"tile op pl.{op} in orchestration: it belongs inside a kernel region")
         if region is not None:
             # Measured: the pass pipeline lowers these two Tensor forms into nothing it accepts.
-            if op == "tensor.read" or (op == "read" and vals and vals[0].kind == TENSOR):
-                self._bad(node, "pl.tensor.read inside a kernel breaks the lowering (The operator tile.getval requires "
-                          "first argument to be a TileType, but got TensorType): load the tensor and use pl.tile.read")
+            spec = self.api.ops[op]
+            if vals and vals[0].kind in (TENSOR, TILE) and not spec.accepted(vals[0].kind.lower(), True):
+                self._bad(node, f"pl.{op} inside a kernel breaks the lowering ({spec.rejects})"
+                          + (": load the tensor and use pl.tile.read" if "read" in op else ""))
             if op == "slice" and vals and vals[0].kind == TENSOR and "valid_shape" in kw:
                 self._bad(node, "a Tensor slice with valid_shape inside a kernel (tensor.slice conversion expects 3 args "
                           "(tensor, shape, offset)): load it with valid_shapes=")

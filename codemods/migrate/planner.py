@@ -456,6 +456,12 @@ class Planner(RegionScan, ShapeConstants):
 
     def _generic(self, op, spec, node, pos, kw, env, sc: _Stmt) -> Val:
         rp = sc.region
+        if spec.result == "tile" and spec.params and spec.roles.get(spec.params[0]) == "shape":
+            # A tile made from a shape (pl.tile.full): no operand to type it by.
+            for p in pos[1:]:
+                self._expr(p, env, sc.inner())
+            dtype = attr_name(kw.get("dtype") or (pos[1] if len(pos) > 1 else None))
+            return Val(TILE, codes(pos[0]) if pos else None, dtype, VEC)
         vals: list[Val] = []
         for i, arg in enumerate(pos):
             role = spec.roles.get(spec.params[i], "value") if i < len(spec.params) else "value"

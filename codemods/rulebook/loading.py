@@ -68,6 +68,15 @@ class Op:
     unit: str = ""  # "vector": its tile operands must be in Vec; "cube": matmul
     reads_acc: tuple[str, ...] = ()  # parameters that may be Acc tiles all the same
     required: int = 0  # positional arguments it cannot do without (0: not stated)
+    # Measured on the compiler (benchmarks/measure_api.py): where a first operand of each kind
+    # is accepted, "kernel" and/or "orchestration"; absent: everywhere its roles allow.
+    accepts: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    on_tile: str = ""  # the result's kind when a scalar op is given a Tile (pl.min(tile, axis=0))
+    rejects: str = ""  # the compiler's message where it rejects the op (see `accepts`)
+
+    def accepted(self, kind: str, in_kernel: bool) -> bool:
+        where = self.accepts.get(kind)
+        return where is None or ("kernel" if in_kernel else "orchestration") in where
 
     def may_read_acc(self, index: int) -> bool:
         return index < len(self.params) and self.params[index] in self.reads_acc
@@ -223,6 +232,9 @@ def load_api(rules_dir: Path | None = None) -> ApiTable:
             unit=spec.get("unit", ""),
             reads_acc=tuple(spec.get("reads_acc", ())),
             required=int(spec.get("required", 0)),
+            accepts={k: tuple(v) for k, v in spec.get("accepts", {}).items()},
+            on_tile=spec.get("on_tile", ""),
+            rejects=spec.get("rejects", ""),
         )
     namespaces = {space: frozenset(names) for space, names in data.get("namespaces", {}).items()}
     _namespaced(ops, namespaces)
