@@ -21,6 +21,7 @@ from ..model.capacity import region_usage
 from ..model.liveness import Liveness
 from .plan import Allocation, Plan, RegionPlan, StatementEdit, View
 from .prescan import RegionScan
+from .selection import RejectionScope
 from ..model.shapes import ShapeConstants
 from ..model.kernels import KernelFunction, OpIndex, Region, find_regions, kernel_functions, module_alias, parameter_value
 from ..syntax.nodes import attr_name, code, codes, is_name, statements
@@ -60,7 +61,7 @@ class _Stmt:
         return _Stmt(self.node, self.region, self.target, False)
 
 
-class Planner(RegionScan, ShapeConstants):
+class Planner(RegionScan, RejectionScope, ShapeConstants):
     def __init__(self, module: cst.Module, api: ApiTable, text: str | None = None) -> None:
         self.module = module
         self.api = api
@@ -77,6 +78,7 @@ class Planner(RegionScan, ShapeConstants):
         self.hot = rejected_within(module, api)
         self._quiet = False
         self._in_region = False
+        self._tile_binds: dict[int, set[str]] = defaultdict(set)  # statement id -> names it binds to a Tile
 
     # -- entry ---------------------------------------------------------------------------
     def run(self) -> Plan:
@@ -182,9 +184,12 @@ class Planner(RegionScan, ShapeConstants):
     def _small(self, small, stmt, env, rp) -> None:
         if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
             name = small.targets[0].target.value
+            # A hand-off buffer's pieces and a folded view belong with the tiles they are read as.
             if rp is not None and name in rp.handoff and self._handoff_statement(small, stmt, name, env, rp):
+                self._tile_binds[id(stmt)].add(name)
                 return
             if rp is not None and name in rp.fold_only and self._fold_view(small, stmt, name, env, rp):
+                self._tile_binds[id(stmt)].add(name)
                 return
             value = self._expr(small.value, env, _Stmt(stmt, rp, name, True))
             before = env.get(name)
@@ -196,6 +201,7 @@ class Planner(RegionScan, ShapeConstants):
             env[name] = value
             if rp is not None and value.is_tile:
                 rp.tile_vars.add(name)
+                self._tile_binds[id(stmt)].add(name)
         elif isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
             if small.value is not None:
                 self._expr(small.value, env, _Stmt(stmt, rp))
@@ -237,8 +243,18 @@ class Planner(RegionScan, ShapeConstants):
         outer = self._in_region
         self._in_region = True
         try:
-            with self._muted(not self._migrates(rp)):
-                self._region_body(rp, env)
+            if not self._migrates(rp) or self._quiet:
+                with self._muted(True):
+                    self._region_body(rp, env)
+            else:
+                kept = self.plan.decisions, self.plan.statements, self.plan.flags
+                scratch = defaultdict(dict), [], []
+                self.plan.decisions, self.plan.statements, self.plan.flags = scratch
+                try:
+                    self._region_body(rp, env)
+                finally:
+                    self.plan.decisions, self.plan.statements, self.plan.flags = kept
+                self._keep(rp, *scratch)
         finally:
             self._in_region = outer
 
