@@ -55,6 +55,7 @@ class StrictChecker:
         for kf in kernel_functions(self.module, self.ops):
             env_numbers = {n: c.value for n, c in kf.constants.items()}
             self.regions = {r.node: r for r, _ in find_regions(kf.node, self.ops, env_numbers)}
+            self.kinds = {r.index: r.kind for r in self.regions.values()}
             self.constants = kf.constants
             env: dict[str, _V] = {}
             self.tile_homes: dict[str, int] = {}
@@ -92,8 +93,12 @@ class StrictChecker:
                     if value.kind == TILE and region is not None:
                         first = self.tile_homes.setdefault(name, region)
                         if first != region:
-                            self._advice(small.targets[0].target, f"tile name {name} of kernel {first} is bound again in kernel "
-                                      f"{region}: the compiler carries it across kernels; give it a name of its own")
+                            # Measured: a chunked loop that binds a Tile name an earlier kernel bound is
+                            # rejected; a later pl.incore() block may reuse the name.
+                            both = self.kinds.get(region) == "parallel"
+                            self._bad(small.targets[0].target, f"tile name {name} of kernel {first} is bound again in kernel "
+                                      f"{region}: the compiler carries it across kernels (Internal error: return type 1 "
+                                      "should be TensorType but got TileType); give it a name of its own", rejects=both)
                 elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
                     name = small.target.value
                     value = self._expr(small.value, env, region, s)

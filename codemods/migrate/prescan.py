@@ -154,14 +154,16 @@ class RegionScan:
         return op is not None and op not in SCALAR_OPS and op not in ("store", "assemble")
 
     def _decide_renames(self, plans: list[RegionPlan]) -> None:
-        seen: dict[str, int] = {}
+        seen: dict[str, RegionPlan] = {}  # a name's last kernel
         for p in plans:
             for name in sorted(p.tile_vars):
-                if name in seen and id(p.region.node) in self.hot:  # only a region being migrated is renamed
+                # Measured: a chunked loop rejects a Tile name an earlier kernel bound, a pl.incore()
+                # block does not; a region that is not being migrated keeps its names.
+                if name in seen and id(p.region.node) in self.hot and p.region.kind == "parallel":
                     new = self._fresh(f"{name}_{p.region.index}")
                     p.renames[name] = new
                     for node in p.name_nodes.get(name, ()):
                         self.plan.decisions["unique-tile-names"][node] = new
                 else:
-                    seen[name] = p.region.index
+                    seen[name] = p
 
