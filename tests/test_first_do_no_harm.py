@@ -54,6 +54,23 @@ def f(t: pl.Tensor[[64, 64], pl.FP32], out: pl.Tensor[[64, 64], pl.FP32]) -> pl.
     result: pl.Tensor[[64, 64], pl.FP32] = pl.tile.store(b, offsets=[0, 0], output_tensor=out)
     return result
 ''',
+    "annotated Tensor values in a chunked loop": '''
+import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function
+    def f(self, x: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        with pl.auto_incore():
+            for b in pl.parallel(0, 64, 16, chunk=1):
+                rows: pl.Tensor[[16, 64], pl.FP32] = pl.slice(x, [16, 64], [b, 0])
+                acc: pl.Tensor[[16, 64], pl.FP32] = pl.create_tensor([16, 64], dtype=pl.FP32)
+                acc = pl.mul(acc, 0.0)
+                acc = pl.add(acc, pl.exp(rows))
+                out = pl.assemble(out, acc, [b, 0])
+        return out
+''',
     "a zero tile from pl.tile.full": '''
 import pypto.language as pl
 

@@ -42,6 +42,7 @@ class Context:
         self.flags: list[tuple[Rule, cst.CSTNode, str]] = []
         self.node_flags: dict[cst.CSTNode, list[tuple[Rule, str]]] = {}
         self.statement_edits: dict[cst.CSTNode, list[tuple[Rule, str, str]]] = {}
+        self.open_statements: list[cst.CSTNode] = []  # the statements being traversed, innermost last
 
     def plan(self):
         """The migration plan of this file, computed once, on the input, for all rules."""
@@ -69,7 +70,12 @@ class Context:
 
     def flag(self, rule: Rule, node: cst.CSTNode, message: str) -> None:
         """Ask a person to decide at this node's statement; the engine writes the marker."""
-        self.flags.append((rule, node, message))
+        if self.open_statements:
+            # The statement whose own code holds the node: a `with` header's call is marked at
+            # the `with`, not at the first line of its body (whichever is left first).
+            self.flag_at(rule, self.open_statements[-1], message)
+        else:
+            self.flags.append((rule, node, message))
 
 
 Hook = Callable[[cst.CSTNode, cst.CSTNode, Context], cst.CSTNode | None]
@@ -130,11 +136,20 @@ class _Dispatcher(cst.CSTTransformer):
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, (cst.IndentedBlock, cst.Module)):
             self._orphans.append([])
+        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            self.ctx.open_statements.append(node)
         for hook in self.visit.get(type(node).__name__, ()):
             hook(node, self.ctx)
         return self.enter is None or id(node) in self.enter
 
     def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):  # type: ignore[override]
+        try:
+            return self._leave(original, updated)
+        finally:
+            if self.ctx.open_statements and self.ctx.open_statements[-1] is original:
+                self.ctx.open_statements.pop()
+
+    def _leave(self, original: cst.CSTNode, updated: cst.CSTNode):
         for rule, hook in self.leave.get(type(original).__name__, ()):
             try:
                 result = hook(original, updated, self.ctx)
