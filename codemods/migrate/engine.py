@@ -18,6 +18,7 @@ from functools import lru_cache
 import libcst as cst
 
 from ..text.diffs import restore_untouched
+from ..check.strict import rejected_within
 from ..check.findings import MARKER, scan
 from ..model.kernels import OpIndex
 from ..syntax.memo import forget, per_file
@@ -371,6 +372,24 @@ def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: froze
         return Result(text, text)
     module = parse(body)
     done = _phases(module, body, rules, api)
+    for _ in range(2):
+        # A migration can leave code the target rejects where it changed a value's kind (a Tile
+        # handed over as a Tensor is read by a tile op of a region that had nothing to fix): the
+        # phases run again on their output until it holds no rejection they can remove, so that
+        # a second run of the tool has nothing left to do.
+        if done.output is None or not any(r.phase >= 1 for r in rules):
+            break
+        try:
+            again_module = parse(done.output, "output")
+        except SourceError:
+            break  # said below, as the engine error it is
+        if not rejected_within(again_module, api):
+            break
+        again = _phases(again_module, done.output, rules, api)
+        if again.output is None or again.output == done.output:
+            break
+        done = _Done(done.roundtrip, again.output, done.edits + again.edits, done.touched | again.touched,
+                     again.kernels, again.over_budget)
     if done.output is None:
         out_module, output = module, done.roundtrip
     else:

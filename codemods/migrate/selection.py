@@ -139,7 +139,7 @@ class RejectionScope:
             if not by_name(name):
                 for n in rp.name_nodes.get(name, ()):
                     self.plan.decisions["unique-tile-names"].pop(n, None)
-        pending = []
+        pending, removals = [], []
         for e in edits:
             verdict = needed(e.node)
             if verdict is True:
@@ -147,6 +147,8 @@ class RejectionScope:
                 kept_words |= set(_WORD.findall(e.code))
             elif verdict is None:
                 pending.append(e)
+            elif e.where == "remove":
+                removals.append(e)
         grew = True
         while grew and pending:
             grew = False
@@ -159,6 +161,12 @@ class RejectionScope:
                     kept_words |= set(_WORD.findall(e.code))
                     pending.remove(e)
                     grew = True
+        # A statement moved out of the region (a Tensor made before it) goes with its new copy.
+        moved = {m.group(1) for e in self.plan.statements if e.node is not None and leaves.of.get(id(e.node)) is None
+                 and (m := _BOUND.match(e.code))}
+        for e in removals:
+            if any(sid == id(e.node) for n in moved for sid in leaves.defs.get(n, ())):
+                self.plan.statements.append(e)
         for rule, node, message in flags:
             if needed(node) is not False:
                 self.plan.flags.append((rule, node, message))
