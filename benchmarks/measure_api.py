@@ -8,7 +8,7 @@ backend, in a child process of its own (pypto keeps global state), and the verdi
 compiler's: accepted, or the first line of its message. The API table's `tensor_level`,
 `tile_level` and `mixes` fields (rules/api/pypto-2026-03.toml) record what this prints.
 
-    python benchmarks/measure_api.py [--python /path/to/python-with-pypto] [--only NAME]
+    .venv/bin/python benchmarks/measure_api.py [--python /path/to/python-with-pypto] [--only NAME] [--context NAME]
 """
 
 from __future__ import annotations
@@ -102,8 +102,7 @@ for _op in ("add", "mul"):
 for _op in ("adds", "muls"):
     CASES[f"{_op}/tensor"] = ("tensor", f"y = pl.{_op}(x, 2.0)\nout = pl.assemble(out, y, [0, 0])")
 for _op in ("row_sum", "row_max", "row_min"):
-    CASES[f"{_op}/tensor"] = ("tensor", f"y = pl.{_op}(x)\nout = pl.assemble(out, pl.row_expand_mul(x, y), [0, 0])"
-                              if False else f"y = pl.{_op}(x)\nr = pl.assemble(r, y, [0, 0])")
+    CASES[f"{_op}/tensor"] = ("tensor", f"y = pl.{_op}(x)\nr = pl.assemble(r, y, [0, 0])")
     CASES[f"{_op}/tile"] = ("tile", f"t = {LOAD}\ns = pl.create_tile([64, 64], dtype=pl.FP32, target_memory=pl.MemorySpace.Vec)\n"
                             f"y = pl.{_op}(t, s)\nr = pl.store(y, [0, 0], r)")
     CASES[f"{_op}/tile-no-scratch"] = ("tile", f"t = {LOAD}\ny = pl.{_op}(t)\nr = pl.store(y, [0, 0], r)")
@@ -154,6 +153,40 @@ CASES["vector-op/mat-tile"] = ("tile", "t = pl.load(x, [0, 0], [64, 64], target_
 CASES["tensor-op/annotated-tile"] = ("mix", f"t: pl.Tensor[[64, 64], pl.FP32] = {LOAD}\nout = pl.store(t, [0, 0], out)")
 
 
+# Whole programs: a Tile name bound again in a later kernel (unique-tile-names).
+_REUSE = """
+import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function
+    def main(self, x: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        with pl.auto_incore():
+{first}
+{second}
+        return out
+"""
+_KERNELS = {
+    "incore": ("            with pl.incore():\n"
+               "                {t} = pl.load(x, [0, 0], [64, 64], target_memory=pl.MemorySpace.Vec)\n"
+               "                out = pl.store(pl.exp({t}), [0, 0], out)"),
+    "chunked": ("            for b in pl.parallel(0, 64, 16, chunk=1):\n"
+                "                {t} = pl.load(out, [b, 0], [16, 64], target_memory=pl.MemorySpace.Vec)\n"
+                "                out = pl.store(pl.neg({t}), [b, 0], out)"),
+    "chunked-tensor": ("            for b in pl.parallel(0, 64, 16, chunk=1):\n"
+                       "                {t} = pl.slice(out, [16, 64], [b, 0])\n"
+                       "                out = pl.assemble(out, pl.exp({t}), [b, 0])"),
+}
+PROGRAMS = {
+    f"tile-name-reuse/{a}-then-{b}{'' if same else '/distinct'}": _REUSE.format(
+        first=_KERNELS[a].format(t="t"), second=_KERNELS[b].format(t="t" if same else "u"))
+    for a, b in (("incore", "incore"), ("chunked", "chunked"), ("incore", "chunked"), ("chunked", "incore"),
+                 ("chunked-tensor", "chunked-tensor"))
+    for same in (True, False)
+}
+
+
 RUNNER = r'''
 import sys, importlib.util, tempfile
 spec = importlib.util.spec_from_file_location("measured_kernel", sys.argv[1])
@@ -194,13 +227,16 @@ def verdict(python: str, source: str, folder: Path) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--python", default=str(Path(__file__).resolve().parents[2] / "venvs/oracle/bin/python"),
-                        help="a Python that imports pypto (the target compiler)")
+    parser.add_argument("--python", default=sys.executable,
+                        help="a Python that imports pypto, the target compiler (default: this one; `make install` puts it in .venv)")
     parser.add_argument("--only", help="cases whose name contains this")
     parser.add_argument("--context", action="append", help="contexts to try (default: all)")
     args = parser.parse_args(argv)
     contexts = args.context or list(CONTEXTS)
     with tempfile.TemporaryDirectory(prefix="measure-api-") as tmp:
+        for name, source in PROGRAMS.items():
+            if not args.only or args.only in name:
+                print(f"{name:44} program {verdict(args.python, source, Path(tmp))}", flush=True)
         for name, (level, body) in CASES.items():
             if args.only and args.only not in name:
                 continue

@@ -47,6 +47,7 @@ class Rule:
     what: str = ""  # what it does, in one line of Markdown (the README's table, `rules ID`)
     idioms: tuple[int, ...] = ()  # the sections of pypto-migration-idioms.md it carries out
     requires: tuple[str, ...] = ()  # rules whose edits its own edits rely on (names they define)
+    rejects: str = ""  # the target compiler's message where the old form is; the rule fires only there
 
     def describe(self) -> str:
         return f"{self.id} {self.name}"
@@ -179,6 +180,7 @@ def load_rule(path: Path) -> Rule:
         name=name,
         summary=_require(data, "summary", path),
         why=_require(data, "why", path).strip(),
+        rejects=data.get("rejects", ""),
         safety=safety,
         kind=_require(data, "kind", path),
         params=data.get("params", {}),
