@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from ..model.annotations import differences
+from ..model.results import result_val
 from ..model.kernels import OpIndex, find_regions, kernel_functions, parameter_value
 from ..syntax.memo import cached
 from ..syntax.nodes import code, statements
@@ -54,6 +56,7 @@ class StrictChecker:
     def run(self) -> list[Violation]:
         for kf in kernel_functions(self.module, self.ops):
             env_numbers = {n: c.value for n, c in kf.constants.items()}
+            self.numbers = env_numbers
             self.regions = {r.node: r for r, _ in find_regions(kf.node, self.ops, env_numbers)}
             self.kinds = {r.index: r.kind for r in self.regions.values()}
             self.constants = kf.constants
@@ -68,6 +71,11 @@ class StrictChecker:
                 env[name] = _V(v.val, home)
             self._block(statements(kf.node), env, home)
         return self.found
+
+    def _own_type(self, small: cst.AnnAssign) -> bool:
+        """`pl.Tensor[...]`/`pl.Tile[...]` itself, not wrapped (pl.Out[...])."""
+        ann = small.annotation.annotation
+        return isinstance(ann, cst.Subscript) and self.ops.get(ann.value) in ("Tensor", "Tile")
 
     def _bad(self, node, message: str, rejects: bool = True) -> None:
         self.found.append(Violation(node, message, rejects))
@@ -105,6 +113,9 @@ class StrictChecker:
                     declared = parameter_value(small.annotation.annotation, self.ops)
                     if {value.kind, declared.kind} == {TENSOR, TILE}:
                         self._bad(small.annotation, f"Type annotation for '{name}' is {declared.kind} but expression has type {value.kind}")
+                    elif self._own_type(small):
+                        for message in differences(name, declared, value, self.numbers)[:1]:  # the compiler stops at one
+                            self._bad(small.annotation, message)
                     env[name] = _V(declared if value.kind == UNKNOWN else value, region)
                 elif isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Expr, cst.Return)):
                     if small.value is not None:
@@ -207,6 +218,18 @@ class StrictChecker:
                 self._bad(node, f"The operator {family}.{op} requires {which} to be a {_type(first)} or a scalar, but got {_type(v)}")
 
     def _result(self, op, spec, node, pos, kw, vals) -> Val:
+        """The result's kind and space as the idioms demand, with the shape and dtype the API
+        table gives it (so that annotations can be held to them)."""
+        kind = self._kind_and_space(op, spec, node, pos, kw, vals)
+        typed = result_val(spec, vals, pos, kw, _scalar_dtype)
+        if typed.kind != kind.kind or kind.kind not in (TENSOR, TILE):
+            return kind
+        shape = typed.shape
+        if op == "move" and shape and isinstance(kw.get("transpose"), cst.Name) and kw["transpose"].value == "True":
+            shape = shape[::-1]
+        return kind.but(shape=shape, dtype=typed.dtype)
+
+    def _kind_and_space(self, op, spec, node, pos, kw, vals) -> Val:
         first = vals[0] if vals else Val(UNKNOWN)
         if spec.on_tile and first.kind == TILE:
             return Val(TILE, space=first.space)
@@ -295,6 +318,13 @@ def _holders(module: cst.Module, nodes: list) -> frozenset[int]:
 
 def _type(v: Val) -> str:
     return {TENSOR: "TensorType", TILE: "TileType", SCALAR: "ScalarType"}.get(v.kind, "an unknown type")
+
+
+def _scalar_dtype(node) -> str | None:
+    """The DSL's type of a literal: a float is an FP32 scalar, an int an INDEX one."""
+    if isinstance(node, cst.Float):
+        return "FP32"
+    return "INDEX" if isinstance(node, cst.Integer) else None
 
 
 def _attr(node) -> str | None:

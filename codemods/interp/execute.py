@@ -161,8 +161,8 @@ def _annotated(machine: Machine, value, annotation, name: str):
     got = kind(value)
     if got != annotation.kind and not (machine.strict is False and {got, annotation.kind} == {"Tensor", "Tile"}):
         raise KernelError(f"Type annotation for '{name}' is {annotation.kind} but expression has type {got}")
-    if got == "Scalar":
-        return value
+    if got == "Scalar" or not machine.strict:
+        return value  # the old DSL did not hold an annotation's shape and dtype to its value's
     for dim, (want, have) in enumerate(zip(annotation.shape, value.shape)):
         if want != have:
             raise KernelError(f"Type annotation for '{name}' has shape dimension {dim} = {want} but expression has shape "
@@ -170,7 +170,8 @@ def _annotated(machine: Machine, value, annotation, name: str):
     if len(annotation.shape) != len(value.shape):
         raise KernelError(f"Type annotation for '{name}' has rank {len(annotation.shape)} but expression has rank "
                           f"{len(value.shape)}")
-    if annotation.dtype != value.dtype:
+    both_ints = annotation.dtype.np.kind in "iu" and value.dtype.np.kind in "iu"  # INDEX passes for any int
+    if annotation.dtype != value.dtype and not both_ints:
         raise KernelError(f"Type annotation for '{name}' has dtype {annotation.dtype} but expression has dtype {value.dtype}")
     return value
 

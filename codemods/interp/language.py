@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from . import dtypes as D
+from . import more_ops
 from .ops import Machine
 from .values import KernelError, Tile, kind
 
@@ -169,7 +170,7 @@ def build(machine: Machine) -> types.ModuleType:
     pl.tensor.read = partial(_read, m, "tensor.read")
     pl.tile = _namespace(m, "Tile", TILE_OPS)
     pl.tile.read = partial(_read, m, "tile.read")
-    pl.tile.expands = lambda target, scalar: m.full(target.shape, target.dtype, scalar)
+    more_ops.install(pl, pl.tile, m)
     if not m.strict:  # the old name of pl.tile, gone before the target version
         pl.block = pl.tile
     return pl

@@ -236,6 +236,10 @@ class Machine:
     def matmul(self, lhs, rhs, out_dtype=None, a_trans=False, b_trans=False, c_matrix_nz=False):
         family = self._dispatch("matmul", [lhs, rhs])
         if family == "tile":
+            given = {"out_dtype": out_dtype, "a_trans": a_trans, "b_trans": b_trans, "c_matrix_nz": c_matrix_nz}
+            extra = [k for k, v in given.items() if v not in (None, False) and k not in (self._spec("matmul").tile_params or given)]
+            if self.strict and extra:
+                raise KernelError(f"matmul() got an unexpected keyword argument '{extra[0]}'")
             self._in_kernel("matmul")
             self._same_kernel("matmul", [lhs, rhs])
             if self.strict:

@@ -28,24 +28,11 @@ from ..syntax.nodes import attr_name, code, codes, is_name, statements
 from ..syntax.traversal import content
 from ..rulebook.loading import ApiTable
 from ..check.strict import rejected_within
-from ..model.values import ACC, LEFT, MAT, MATMUL_ACC_DTYPE, RIGHT, SCALAR, SCALAR_VAL, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, VEC, Val, join, row_reduced
+from ..model.annotations import differences, fully_known
+from ..model.results import result_val
+from .matmul_flags import tile_matmul_keywords
+from ..model.values import ACC, LEFT, MAT, MATMUL_ACC_DTYPE, RIGHT, SCALAR, SCALAR_VAL, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, VEC, Val, join
 
-ROW_REDUCTIONS = {"row_sum", "row_max", "row_min"}
-
-
-HALF_FLOATS = frozenset({"BF16", "FP16"})
-NARROW_INTS = frozenset({"INT8", "INT16", "INT32", "UINT8", "UINT16", "UINT32"})
-
-
-def promote(tile: str | None, scalar: str | None) -> str | None:
-    """The result type of a tile op with a scalar operand, as the compiler types it (measured):
-    a half-precision tile with an FP32 scalar gives FP32; a narrow integer tile with an INDEX
-    scalar gives INDEX (and with an FP32 one, FP32); otherwise the tile's own type."""
-    if scalar == "FP32" and (tile in HALF_FLOATS or tile in NARROW_INTS):
-        return "FP32"
-    if scalar == "INDEX" and tile in NARROW_INTS:
-        return "INDEX"
-    return tile
 
 
 @dataclass
@@ -230,6 +217,8 @@ class Planner(RegionScan, RejectionScope, ShapeConstants):
             env[name] = value
             if rp is not None and value.is_tile:
                 rp.tile_vars.add(name)
+        elif self._annotation_disagrees(small, stmt, name, declared, value):
+            pass
         elif value.is_tile and declared.is_tensor:
             shape, dtype = declared.shape or value.shape, declared.dtype or value.dtype
             if shape is None or dtype is None:
@@ -238,6 +227,21 @@ class Planner(RegionScan, RejectionScope, ShapeConstants):
             elif rp is not None or id(stmt) in self.hot:
                 self.plan.decisions["retype-annotation"][small.annotation] = (self._shape_text(shape), dtype)
         return None
+
+    def _annotation_disagrees(self, small: cst.AnnAssign, stmt, name: str, declared: Val, value: Val) -> bool:
+        """An annotation whose shape or dtype the value's certainly does not match: the compiler
+        rejects it, so it is written from the value's type where that is known, else flagged."""
+        ann = small.annotation.annotation
+        if not (isinstance(ann, cst.Subscript) and self.ops.get(ann.value) in ("Tensor", "Tile")):
+            return False  # pl.Out[...] and the like: not an annotation of a local's own type
+        found = [d for d in differences(name, declared, value, self.env_numbers) if " but expression has type " not in d]
+        if not found:
+            return False
+        if fully_known(value, self.env_numbers):
+            self.plan.decisions["retype-annotation"][small.annotation] = ("exact", value.kind, self._shape_text(value.shape), value.dtype)
+        else:
+            self._flag("untyped-value", stmt, f"{found[0]}: correct the annotation by hand")
+        return True
 
     def _region(self, rp: RegionPlan, env: dict[str, Val]) -> None:
         outer = self._in_region
@@ -491,26 +495,21 @@ class Planner(RegionScan, RejectionScope, ShapeConstants):
                 # Nothing outlines this code (no pl.incore(), no chunked loop, not an InCore function).
                 self._flag("untyped-value", sc.node, f"tile op pl.{op} outside any kernel region: put this code in "
                            "`with pl.incore():` or a function of type pl.FunctionType.InCore")
-            return first.but(space=None) if first.kind in (TENSOR, TILE) else first
+            if first.kind in (TENSOR, TILE):
+                return result_val(spec, vals, pos, kw, self._scalar_dtype).but(space=None)
+            return first
         if not first.is_tile:
             if first.kind == "unknown":
                 self._flag("untyped-value", sc.node, f"cannot tell what the operand of pl.{op} is; check it by hand")
+            elif first.is_tensor:
+                return result_val(spec, vals, pos, kw, self._scalar_dtype)
             return first
-        shape, dtype = first.shape, first.dtype
-        if op == "cast":
-            dtype = attr_name(kw.get("target_type") or (pos[1] if len(pos) > 1 else None)) or dtype
-        elif op in ROW_REDUCTIONS:
-            shape = row_reduced(first)
+        derived = result_val(spec, vals, pos, kw, self._scalar_dtype)  # what the table says the op gives
+        shape, dtype = derived.shape, derived.dtype
         if spec.scratch and len(pos) <= spec.params.index(spec.scratch) and spec.scratch not in kw:
             self._scratch(node, first, sc)  # the table says the tile form needs this operand
         elif op == "reshape" and len(pos) > 1:
-            shape = codes(pos[1])
             self._hoist_shape(pos[1], sc)
-        elif op == "transpose" and shape:
-            shape = shape[::-1]
-        for i, arg in enumerate(pos[:len(spec.params)]):
-            if spec.roles.get(spec.params[i], "value") in ("scalar", "value-or-scalar") and vals[i].kind == SCALAR:
-                dtype = promote(dtype, self._scalar_dtype(arg))
         acc_reads = [i for i, v in enumerate(vals) if v.is_tile and v.space == ACC]
         if any(not spec.may_read_acc(i) for i in acc_reads):
             self._flag("matmul-accumulation", sc.node, f"pl.{op} reads a matmul result in Acc; accumulate it into a Vec tile first")
@@ -521,6 +520,8 @@ class Planner(RegionScan, RejectionScope, ShapeConstants):
         wrong_space = [v for v in vals if v.is_tile and v.space in (MAT, LEFT, RIGHT)]
         if wrong_space and spec.unit == "vector":
             self._flag("untyped-value", sc.node, f"vector op pl.{op} on a tile in {wrong_space[0].space}; vector ops need Vec")
+        if derived.kind != TILE:  # pl.tile.store gives the Tensor it wrote, a read gives a scalar
+            return derived
         result = Val(TILE, shape, dtype, VEC)
         if shape:
             self._alloc(rp, VEC, shape, dtype, f"pl.{op}", sc, call=node)
@@ -649,16 +650,16 @@ class Planner(RegionScan, RejectionScope, ShapeConstants):
         if len(pos) < 2:
             return UNKNOWN_VAL
         if rp is None:
-            a = self._expr(pos[0], env, sc.inner())
-            self._expr(pos[1], env, sc.inner())
-            return a
+            vals = [self._expr(pos[0], env, sc.inner()), self._expr(pos[1], env, sc.inner())]
+            if vals[0].kind not in (TENSOR, TILE):
+                return vals[0]
+            return result_val(self.api.ops["matmul"], vals, pos, kw, self._scalar_dtype).but(space=None)
         spaces = self.api.ops["matmul"].space  # where the cube unit reads and writes, from the table
-        lhs, how_l = self._matmul_operand(pos[0], spaces.get("lhs", LEFT), env, sc.inner())
-        rhs, how_r = self._matmul_operand(pos[1], spaces.get("rhs", RIGHT), env, sc.inner())
-        # The tile matmul takes only its two operands; its result is FP32 in Acc.
-        drop = tuple(k for k in ("out_dtype",) if k in kw and attr_name(kw[k]) == MATMUL_ACC_DTYPE)
-        for k in ("out_dtype", "a_trans", "b_trans", "c_matrix_nz"):
-            if k in kw and k not in drop:
+        drop, flips = tile_matmul_keywords(self.api.ops["matmul"], kw)
+        lhs, how_l = self._matmul_operand(pos[0], spaces.get("lhs", LEFT), env, sc.inner(), flips[0])
+        rhs, how_r = self._matmul_operand(pos[1], spaces.get("rhs", RIGHT), env, sc.inner(), flips[1])
+        for k in kw:
+            if k not in drop and k not in (self.api.ops["matmul"].tile_params or ()):
                 self._flag("untyped-value", sc.node, f"the tile pl.matmul takes no {k}=; move the operand with "
                            "transpose=True or cast the result instead")
         if how_l or how_r or drop:
@@ -677,9 +678,15 @@ class Planner(RegionScan, RejectionScope, ShapeConstants):
             self._alloc(rp, result, shape, dtype, "matmul result", sc, call=node)
         return Val(TILE, shape, dtype, result)
 
-    def _matmul_operand(self, arg, side: str, env, sc: _Stmt) -> tuple[Val, str | None]:
+    def _matmul_operand(self, arg, side: str, env, sc: _Stmt, flip: bool = False) -> tuple[Val, str | None]:
+        """The operand as the tile matmul needs it, and how it gets there: "mat"/"vec" (moved from
+        Mat or Vec), "-t" (its pl.transpose undone into the move), "-T" (an a_trans/b_trans flag
+        carried out by the move)."""
         rp = sc.region
         transposed = self._call_op(arg) == "transpose"
+        if flip and transposed:  # transposed twice: the flag undoes the pl.transpose; left to a person
+            self._flag("untyped-value", sc.node, "a pl.transpose operand under a_trans/b_trans: drop both by hand")
+            flip = False
         inner = arg.args[0].value if transposed and arg.args else arg
         if self._call_op(inner) in ("slice", "view"):
             v = self._slice(inner, env, sc, MAT)
@@ -690,10 +697,10 @@ class Planner(RegionScan, RejectionScope, ShapeConstants):
         if not v.is_tile:
             self._flag("untyped-value", sc.node, f"cannot tell what the matmul operand {code(inner)[:40]} is")
             return v, None
-        shape = v.shape[::-1] if transposed and v.shape else v.shape
-        if v.space == side and not transposed:
+        shape = v.shape[::-1] if (transposed or flip) and v.shape else v.shape
+        if v.space == side and not transposed and not flip:
             return v.but(shape=shape), None
-        how = ("mat" if v.space == MAT else "vec") + ("-t" if transposed else "")
+        how = ("mat" if v.space == MAT else "vec") + ("-t" if transposed else "-T" if flip else "")
         what = self._operand_name(inner)
         if how.startswith("vec") and v.shape:
             self._alloc(rp, MAT, v.shape, v.dtype, f"copy of {what} in Mat", sc)

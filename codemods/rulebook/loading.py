@@ -69,6 +69,10 @@ class Op:
     unit: str = ""  # "vector": its tile operands must be in Vec; "cube": matmul
     reads_acc: tuple[str, ...] = ()  # parameters that may be Acc tiles all the same
     required: int = 0  # positional arguments it cannot do without (0: not stated)
+    like: str = ""  # the parameter whose shape and dtype the result takes ("": the first operand)
+    shape: str = ""  # how the result's shape follows (codemods.model.results)
+    dtype: str = ""  # how the result's dtype follows
+    tile_params: tuple[str, ...] | None = None  # a unified op whose tile form takes fewer parameters
     # Measured on the compiler (benchmarks/measure_api.py): where a first operand of each kind
     # is accepted, "kernel" and/or "orchestration"; absent: everywhere its roles allow.
     accepts: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -117,10 +121,16 @@ def _namespaced(ops: dict[str, Op], namespaces: dict[str, frozenset[str]]) -> No
             if base is None or base.kind in ("removed", "scalar") or (base.kind != "unified" and base.kind != kind):
                 ops[key] = Op(name=key, kind=kind, result=space)
                 continue
-            roles = {p: (role if r == "value" else r) for p, r in base.roles.items()}
+            params = base.params
+            if space == "tensor" and base.scratch:  # the tensor form needs no scratch tile
+                params = tuple(p for p in params if p != base.scratch)
+            elif space == "tile" and base.tile_params is not None:
+                params = base.tile_params
+            roles = {p: (role if r == "value" else r) for p, r in base.roles.items() if p in params}
             result = space if base.result in ("same", "") else base.result
-            ops[key] = Op(key, kind, base.params, roles, result, space=dict(base.space), scratch=base.scratch,
-                          unit=base.unit, reads_acc=base.reads_acc, required=base.required)
+            ops[key] = Op(key, kind, params, roles, result, space=dict(base.space), scratch=base.scratch if base.scratch in params else "",
+                          unit=base.unit, reads_acc=base.reads_acc, required=base.required,
+                          like=base.like, shape=base.shape, dtype=base.dtype)
 
 
 def default_rules_dir() -> Path:
@@ -237,6 +247,10 @@ def load_api(rules_dir: Path | None = None) -> ApiTable:
             accepts={k: tuple(v) for k, v in spec.get("accepts", {}).items()},
             on_tile=spec.get("on_tile", ""),
             rejects=spec.get("rejects", ""),
+            like=str(spec.get("like", "")),
+            shape=str(spec.get("shape", "")),
+            dtype=str(spec.get("dtype", "")),
+            tile_params=tuple(spec["tile_params"]) if "tile_params" in spec else None,
         )
     namespaces = {space: frozenset(names) for space, names in data.get("namespaces", {}).items()}
     _namespaced(ops, namespaces)

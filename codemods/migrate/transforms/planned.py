@@ -168,8 +168,9 @@ class MatmulOperands(Planned):
             if how is None:
                 continue
             value = args[at].value
-            if how.endswith("-t"):
-                value = value.args[0].value  # the operand of pl.transpose: the move transposes
+            if how.endswith(("-t", "-T")):
+                if how.endswith("-t"):
+                    value = value.args[0].value  # the operand of pl.transpose: the move transposes
                 key = "from_mat_transposed" if how.startswith("mat") else "from_vec_transposed"
             else:
                 key = "from_mat" if how == "mat" else "from_vec"
@@ -243,6 +244,11 @@ class RetypeAnnotation(Planned):
         decision = self.decisions.get(original)
         if decision is None:
             return None
+        if decision[0] == "exact":  # the annotation disagreed with the value: written from the value's type
+            _, kind, shape_text, dtype = decision
+            template = self.t["tile"] if kind == "Tile" else self.rule.params.get("tensor", "pl.Tensor[$shape, $dtype]")
+            return updated.with_changes(annotation=self.fill(template, shape=cst.parse_expression(shape_text),
+                                                             dtype=cst.parse_expression(f"pl.{dtype}")))
         shape_text, dtype = decision
         written = updated.annotation
         elements = [e.slice.value for e in written.slice if isinstance(e.slice, cst.Index)] if isinstance(written, cst.Subscript) else []

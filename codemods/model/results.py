@@ -1,0 +1,130 @@
+"""The type of an op's result, read off the API table's `like`, `shape` and `dtype` fields.
+
+One place answers "what does pl.X give" for the planner, the strict check and the table's
+own check against the compiler (benchmarks/check_api_table.py), so that an op the target
+documents never leaves a value of unknown type behind it.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import libcst as cst
+
+from ..rulebook.loading import Op
+from ..syntax.nodes import attr_name, codes
+from .values import SCALAR, TENSOR, TILE, UNKNOWN, Val
+
+HALF_FLOATS = frozenset({"BF16", "FP16"})
+NARROW_INTS = frozenset({"INT8", "INT16", "INT32", "UINT8", "UINT16", "UINT32"})
+OPERAND_ROLES = ("tile", "tensor", "value", "value-or-scalar")
+
+
+def promote(tile: str | None, scalar: str | None) -> str | None:
+    """The result type of a tile op with a scalar operand, as the compiler types it (measured):
+    a half-precision tile with an FP32 scalar gives FP32; a narrow integer tile with an INDEX
+    scalar gives INDEX (and with an FP32 one, FP32); otherwise the tile's own type."""
+    if scalar == "FP32" and (tile in HALF_FLOATS or tile in NARROW_INTS):
+        return "FP32"
+    if scalar == "INDEX" and tile in NARROW_INTS:
+        return "INDEX"
+    return tile
+
+
+def argument(spec: Op, name: str, pos: list, kw: dict):
+    """The node given for parameter `name`, by position or keyword; None when absent."""
+    if name in kw:
+        return kw[name]
+    if name in spec.params:
+        i = spec.params.index(name)
+        return pos[i] if i < len(pos) else None
+    return None
+
+
+def like_index(spec: Op) -> int:
+    """Which operand the result follows: the table's `like`, else the first operand."""
+    if spec.like and spec.like in spec.params:
+        return spec.params.index(spec.like)
+    for i, p in enumerate(spec.params):
+        if spec.roles.get(p, "value") in OPERAND_ROLES:
+            return i
+    return 0
+
+
+def result_val(spec: Op, vals: list[Val], pos: list, kw: dict,
+               scalar_dtype: Callable[[object], str | None] = lambda _: None) -> Val:
+    """The result of `spec` applied to operands `vals` (written as `pos`/`kw`): kind, shape, dtype.
+
+    The kind follows the table's `result`; shape and dtype follow `like`, `shape` and `dtype`.
+    Parts that cannot be read off the code stay None; the kind is always given where the
+    table knows it, which is what keeps the inference going after the op."""
+    i = like_index(spec)
+    like = vals[i] if i < len(vals) else Val(UNKNOWN)
+    if spec.result == "scalar":
+        return Val(SCALAR, None, _dtype(spec, vals, pos, kw, like, scalar_dtype, SCALAR))
+    kind = {"tile": TILE, "tensor": TENSOR}.get(spec.result, like.kind)
+    if kind == SCALAR or kind == UNKNOWN:
+        return Val(kind)
+    return Val(kind, _shape(spec, vals, pos, kw, like), _dtype(spec, vals, pos, kw, like, scalar_dtype, kind))
+
+
+def _shape(spec: Op, vals, pos, kw, like: Val):
+    rule = spec.shape
+    if rule.startswith("param:"):
+        node = argument(spec, rule[len("param:"):], pos, kw)
+        return codes(node) if isinstance(node, (cst.List, cst.Tuple)) else None
+    shape = like.shape
+    if not rule or shape is None:
+        return shape
+    if rule == "rows":
+        return (shape[0], "1") if len(shape) == 2 else None
+    if rule == "swap":
+        axes = [_int(argument(spec, p, pos, kw)) for p in spec.params[1:3]]
+        if None in axes or len(axes) != 2 or max(axes) >= len(shape):
+            return shape[::-1] if len(shape) == 2 else None
+        out = list(shape)
+        out[axes[0]], out[axes[1]] = out[axes[1]], out[axes[0]]
+        return tuple(out)
+    if rule == "axis":
+        axis = _int(argument(spec, "axis", pos, kw))
+        if axis is None:
+            axis = 0  # the compiler's default for tile.max/min
+        if axis < 0:
+            axis += len(shape)
+        if not 0 <= axis < len(shape):
+            return None
+        keep = argument(spec, "keepdim", pos, kw)
+        if isinstance(keep, cst.Name) and keep.value == "True":
+            return tuple("1" if j == axis else s for j, s in enumerate(shape))
+        return tuple(s for j, s in enumerate(shape) if j != axis)
+    if rule == "matmul":
+        operands = [v for p, v in zip(spec.params, vals) if spec.roles.get(p) in OPERAND_ROLES]
+        lhs, rhs = (operands + [Val(UNKNOWN)] * 2)[:2]
+        if lhs.shape and rhs.shape and len(lhs.shape) == 2 and len(rhs.shape) == 2:
+            return (lhs.shape[0], rhs.shape[1])
+        return None
+    return None
+
+
+def _dtype(spec: Op, vals, pos, kw, like: Val, scalar_dtype, kind: str) -> str | None:
+    rule = spec.dtype
+    if rule.startswith("param:"):
+        return attr_name(argument(spec, rule[len("param:"):], pos, kw))
+    if rule == "matmul":  # a tile matmul accumulates in FP32; a tensor one keeps its type unless told
+        return "FP32" if kind == TILE else attr_name(argument(spec, "out_dtype", pos, kw)) or like.dtype
+    if rule and rule != "promote":
+        return rule
+    dtype = like.dtype
+    if rule == "promote":
+        for p, v, node in zip(spec.params, vals, pos):
+            if spec.roles.get(p) in ("scalar", "value-or-scalar") and v.kind == SCALAR:
+                dtype = promote(dtype, scalar_dtype(node))
+    return dtype
+
+
+def _int(node) -> int | None:
+    if isinstance(node, cst.Integer):
+        return int(node.value)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer):
+        return -int(node.expression.value)
+    return None

@@ -1,0 +1,56 @@
+"""The API table against the installed compiler (benchmarks/check_api_table.py), and the
+result types the table gives the planner."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import libcst as cst
+
+from codemods.model.results import result_val
+from codemods.model.values import SCALAR, TILE, Val
+from conftest import ROOT
+from needs import pypto_or_skip
+
+
+def test_every_op_of_the_table_agrees_with_the_compiler():
+    pypto_or_skip()
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "check_api_table.py")],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    assert run.stdout.strip().endswith("0 disagreements between the API table and the compiler")
+
+
+def test_the_whole_operation_reference_is_in_the_table(api):
+    documented = (ROOT.parent / "shared" / "oracle" / "docs" / "user" / "02-operation_reference.md")
+    if not documented.exists():
+        pypto_or_skip()  # where the docs are absent, the compiler's list below is the reference
+    names = {"addc", "subc", "addsc", "subsc", "rems", "lrelu", "prelu", "expands", "cmp", "cmps", "sum",
+             "sel", "sels", "maxs", "mins", "and_", "or_", "xor", "not_", "shl", "shrs", "fillpad", "gemv",
+             "matmul_bias", "row_expand", "col_expand", "getval", "setval", "max", "min"}
+    assert names <= set(api.ops)
+    assert all(api.ops[n].result for n in names)
+
+
+def _call(text: str):
+    node = cst.parse_expression(text)
+    return [a.value for a in node.args if a.keyword is None], {a.keyword.value: a.value for a in node.args if a.keyword}
+
+
+def test_results_follow_the_table(api):
+    t = Val(TILE, ("M", "N"), "BF16", "Vec")
+    pos, kw = _call("pl.rems(t, 3.0)")
+    assert result_val(api.ops["rems"], [t, Val(SCALAR)], pos, kw, lambda n: "FP32") == Val(TILE, ("M", "N"), "FP32")
+    pos, kw = _call("pl.sum(t, axis=1, keepdim=True)")
+    assert result_val(api.ops["sum"], [t], pos, kw).shape == ("M", "1")
+    pos, kw = _call("pl.sum(t, axis=0)")
+    assert result_val(api.ops["sum"], [t], pos, kw).shape == ("N",)
+    mask = Val(TILE, ("M", "N"), "UINT8")
+    pos, kw = _call("pl.sel(mask, t, t)")
+    assert result_val(api.ops["sel"], [mask, t, t], pos, kw).dtype == "BF16"
+    pos, kw = _call("pl.cast(t, target_type=pl.FP32)")
+    assert result_val(api.ops["cast"], [t], pos, kw).dtype == "FP32"
+    lhs, rhs = Val(TILE, ("M", "K"), "BF16"), Val(TILE, ("K", "N"), "BF16")
+    pos, kw = _call("pl.matmul(a, b)")
+    assert result_val(api.ops["matmul"], [lhs, rhs], pos, kw) == Val(TILE, ("M", "N"), "FP32")
