@@ -174,6 +174,10 @@ _KERNELS = {
     "chunked": ("            for b in pl.parallel(0, 64, 16, chunk=1):\n"
                 "                {t} = pl.load(out, [b, 0], [16, 64], target_memory=pl.MemorySpace.Vec)\n"
                 "                out = pl.store(pl.neg({t}), [b, 0], out)"),
+    "incore-loop": ("            with pl.incore():\n"
+                    "                for k in pl.range(0, 64, 16):\n"
+                    "                    {t} = pl.load(out, [k, 0], [16, 64], target_memory=pl.MemorySpace.Vec)\n"
+                    "                    out = pl.store(pl.neg({t}), [k, 0], out)"),
     "chunked-tensor": ("            for b in pl.parallel(0, 64, 16, chunk=1):\n"
                        "                {t} = pl.slice(out, [16, 64], [b, 0])\n"
                        "                out = pl.assemble(out, pl.exp({t}), [b, 0])"),
@@ -182,6 +186,7 @@ PROGRAMS = {
     f"tile-name-reuse/{a}-then-{b}{'' if same else '/distinct'}": _REUSE.format(
         first=_KERNELS[a].format(t="t"), second=_KERNELS[b].format(t="t" if same else "u"))
     for a, b in (("incore", "incore"), ("chunked", "chunked"), ("incore", "chunked"), ("chunked", "incore"),
+                 ("incore", "incore-loop"),
                  ("chunked-tensor", "chunked-tensor"))
     for same in (True, False)
 }

@@ -59,6 +59,7 @@ class StrictChecker:
             self.numbers = env_numbers
             self.regions = {r.node: r for r, _ in find_regions(kf.node, self.ops, env_numbers)}
             self.kinds = {r.index: r.kind for r in self.regions.values()}
+            self.loops = 0
             self.constants = kf.constants
             env: dict[str, _V] = {}
             self.tile_homes: dict[str, int] = {}
@@ -101,9 +102,10 @@ class StrictChecker:
                     if value.kind == TILE and region is not None:
                         first = self.tile_homes.setdefault(name, region)
                         if first != region:
-                            # Measured: a chunked loop that binds a Tile name an earlier kernel bound is
-                            # rejected; a later pl.incore() block may reuse the name.
-                            both = self.kinds.get(region) == "parallel"
+                            # Measured: a Tile name an earlier kernel bound is rejected where it is bound
+                            # again in a loop (a chunked loop, or a loop inside a pl.incore() block); at
+                            # the top of a later pl.incore() block it is accepted.
+                            both = self.kinds.get(region) == "parallel" or self.loops > 0
                             self._bad(small.targets[0].target, f"tile name {name} of kernel {first} is bound again in kernel "
                                       f"{region}: the compiler carries it across kernels (Internal error: return type 1 "
                                       "should be TensorType but got TileType); give it a name of its own", rejects=both)
@@ -124,7 +126,10 @@ class StrictChecker:
             self._expr(s.iter, env, region, s)
             if isinstance(s.target, cst.Name):
                 env[s.target.value] = _V(Val(SCALAR))
+            inner_loop = region is not None  # a loop inside a kernel (its names are carried)
+            self.loops += inner_loop
             self._block(statements(s), env, here)
+            self.loops -= inner_loop
         elif isinstance(s, cst.With):
             self._block(statements(s), env, here)
         elif isinstance(s, (cst.If, cst.While)):

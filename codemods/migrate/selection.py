@@ -142,6 +142,10 @@ class RejectionScope:
         pending, removals = [], []
         for e in edits:
             verdict = needed(e.node)
+            bound = _BOUND.match(e.code)
+            if e.rule == "handoff-buffer" and e.where != "remove" and bound and bound.group(1) in leaves.defs:
+                # A value handed over through a Tensor is handed over only where it became a Tile.
+                verdict = by_name(bound.group(1))
             if verdict is True:
                 self.plan.statements.append(e)
                 kept_words |= set(_WORD.findall(e.code))
