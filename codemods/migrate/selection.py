@@ -34,6 +34,7 @@ class _Leaves:
         self.reads: dict[int, frozenset[str]] = {}
         self.defs: dict[str, set[int]] = defaultdict(set)
         self.users: dict[str, set[int]] = defaultdict(set)
+        self.binds: dict[int, set[str]] = defaultdict(set)
         self.nodes: dict[int, cst.CSTNode] = {}
         for s in body:
             self._statement(s, [])
@@ -53,6 +54,7 @@ class _Leaves:
                 for t in targets:
                     for n in _names(t):
                         self.defs[n].add(sid)
+                        self.binds[sid].add(n)
         else:
             self.of[sid] = sid
             header = [getattr(s, "iter", None), getattr(s, "test", None), getattr(s, "target", None)]
@@ -93,17 +95,26 @@ def _names(node) -> set[str]:
 class RejectionScope:
     """Mixin of the Planner: keeps of a migrated region only the edits a rejection needs."""
 
-    def _closure(self, rp: RegionPlan, leaves: _Leaves) -> set[int]:
+    def _closure(self, rp: RegionPlan, leaves: _Leaves, handed: set[str]) -> set[int]:
         tiles = self._tile_binds
         hot = {sid for sid in leaves.reads if sid in self.hot and leaves.inside[sid] == {sid}}
         # A compound statement is hot only by its header; its body's lines speak for themselves.
         hot |= {sid for sid in leaves.reads if sid in self.hot and leaves.inside[sid] != {sid}
                 and not any(i in self.hot for i in leaves.inside[sid] - {sid})}
+        # A kernel-local create_tensor filled piecewise is rejected by the pass pipeline where it is
+        # read whole (measured: the tile op reading it gets a TensorType): its statements join in.
+        hot |= {d for n in (rp.hoisted | set(rp.handoff)) for d in leaves.defs.get(n, ())}
+        # So is a kernel-local value read after its pl.incore() block (measured on a real kernel:
+        # TupleGetItemExpr index out of bounds): it is handed over through a Tensor.
+        hot |= {d for n in handed for d in leaves.defs.get(n, ())}
         work = list(hot)
         while work:
             sid = work.pop()
             more = [d for n in leaves.reads.get(sid, ()) for d in leaves.defs.get(n, ()) if n in tiles.get(d, ())]
             more += [u for n in tiles.get(sid, ()) for u in leaves.users.get(n, ())]
+            # A Tensor the kernel writes with pl.store is read back as a Tile: the pass pipeline
+            # lowers no Tensor op on it (tile.cast requires argument to be a TileType).
+            more += [u for n in leaves.binds.get(sid, ()) if n in rp.stored for u in leaves.users.get(n, ())]
             for m in more:
                 if m not in hot:
                     hot.add(m)
@@ -113,7 +124,8 @@ class RejectionScope:
     def _keep(self, rp: RegionPlan, decisions, edits: list[StatementEdit], flags: list) -> None:
         """Merge into the plan what of a region's scratch plan the rejections in it need."""
         leaves = _Leaves(rp.body)
-        hot = self._closure(rp, leaves)
+        handed = {m.group(1) for e in edits if e.rule == "handoff-buffer" and e.where == "after" and (m := _BOUND.match(e.code))}
+        hot = self._closure(rp, leaves, handed)
 
         def needed(node) -> bool | None:
             sid = leaves.of.get(id(node))
