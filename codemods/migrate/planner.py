@@ -619,7 +619,10 @@ class Planner(RegionScan, RejectionScope, ShapeConstants):
         source = vals[1]
         if source.is_tensor:
             source = self._load_operand(pos[1], source, rp, sc)
-        if target.is_tensor and source.is_tile:
+        if target.kind in (TENSOR, UNKNOWN) and source.is_tile:
+            # The old assemble's target is a Tensor whatever the tool knows of it (tensor.assemble
+            # takes nothing else); its Tile piece is stored: `tensor.assemble requires second
+            # argument to be a TensorType, but got TileType` otherwise.
             reshape = None
             if target.shape and source.shape and len(target.shape) > len(source.shape):
                 reshape = self._shape_text(("1",) * (len(target.shape) - len(source.shape)) + source.shape)
