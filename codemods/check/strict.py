@@ -190,6 +190,7 @@ class StrictChecker:
         for p in kw.values():
             self._expr(p, env, region, stmt)
         self._arity(op, spec, node, pos, kw)
+        self._tile_form(op, spec, node, kw, vals)
         self._roles(op, spec, node, vals)
         result = self._result(op, spec, node, pos, kw, vals)
         self._structure(op, node, pos, kw, vals, result, region)
@@ -204,6 +205,15 @@ class StrictChecker:
         if missing:
             self._bad(node, f"{op}() missing {len(missing)} required positional argument{'s' * (len(missing) != 1)}: "
                       + " and ".join(f"'{p}'" for p in missing))
+
+    def _tile_form(self, op, spec, node, kw, vals) -> None:
+        """A unified op whose tile form takes fewer parameters rejects the others on a Tile."""
+        if spec.tile_params is None or not vals or vals[0].kind != TILE:
+            return
+        for key in kw:
+            if key in spec.params and key not in spec.tile_params:
+                self._bad(node, f"{op}() got an unexpected keyword argument '{key}'")
+                return
 
     def _roles(self, op, spec, node, vals) -> None:
         first = vals[0] if vals else Val(UNKNOWN)
