@@ -29,7 +29,9 @@ def test_migrated_fixtures_obey_the_target_api(name, api):
 def test_originals_are_rejected_as_the_compiler_would(name, api):
     messages = [m for _, m in violations((FIXTURES / "before" / name).read_text(), api)]
     assert "Unknown tensor operation: view (removed; use pl.slice)" in messages
-    assert any(m.startswith("pl.create_tensor inside a kernel") for m in messages)
+    # A create_tensor inside a kernel is accepted by the target (ConvertTensorToTileOps lowers it;
+    # measured by benchmarks/measure_api.py), so it is no violation.
+    assert not any(m.startswith("pl.create_tensor inside a kernel") for m in messages)
     if "front" in name:  # the review's own example: an rsqrt of a Tensor
         assert "The operator tile.rsqrt requires argument to be a TileType, but got TensorType" in messages
 
@@ -47,7 +49,8 @@ def test_the_review_error_after_view_to_slice_only(run_rules, api):
 MUTATIONS = [
     # (what a careless hand-migration does, text replaced, replacement, expected message start)
     ("slice left in a kernel", "x_chunk = pl.cast(pl.load(hidden_states, [b0, k0], [BATCH_TILE, K_CHUNK], target_memory=pl.MemorySpace.Vec), target_type=pl.FP32)",
-     "x_chunk = pl.cast(pl.slice(hidden_states, [BATCH_TILE, K_CHUNK], [b0, k0]), target_type=pl.FP32)", "a Tensor slice inside a kernel"),
+     "x_chunk = pl.cast(pl.slice(hidden_states, [BATCH_TILE, K_CHUNK], [b0, k0]), target_type=pl.FP32)",
+     "The operator tile.add requires argument 2 to be a TileType or a scalar, but got TensorType"),
     ("scratch tile dropped", "pl.row_sum(pl.mul(q_a, q_a), q_sq_tmp)", "pl.row_sum(pl.mul(q_a, q_a))", "tile pl.row_sum needs its scratch tile"),
     ("operand not moved to Left", "pl.matmul(pl.move(pl.move(q_normed_bf16, target_memory=pl.MemorySpace.Mat), target_memory=pl.MemorySpace.Left)",
      "pl.matmul(pl.move(q_normed_bf16, target_memory=pl.MemorySpace.Mat)", "matmul operand in Mat"),
@@ -114,7 +117,10 @@ class P:
         return out
 """
     result = run_rules(text)
-    assert any(f.rule == "PTO015" and "pl.row_expand_mul on a tile in Mat" in f.message for f in result.findings)
+    # The target compiler accepts a vector op on a Mat tile (measured): nothing is written into
+    # code it accepts, the strict check and the interpreter still say what the idioms file says.
+    assert result.output == text
+    assert not any(f.rule == "PTO015" for f in result.findings)
     assert any("vector op pl.row_expand_mul reads a tile in Mat" in m for _, m in violations(text, api))
     from codemods.interp.execute import Settings
     from codemods.interp.verify import MISMATCH, verify

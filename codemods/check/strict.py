@@ -3,10 +3,14 @@
 The planner predicts types of old code; this module reads *new* code only, with the API
 table's rules and nothing else, so a migration is checked by something that did not write
 it. It reports what the target compiler would reject (a Tensor given to a tile-only op, a
-mix in a unified op, `valid_shape` on `create_tensor`, removed ops) and what the idioms
-file says is wrong although the compiler accepts it (tile ops in orchestration, a Tile
-crossing a kernel boundary, vector ops on Mat/Left/Right tiles, non-constant tile shapes,
-`tensor.read` and `create_tensor` inside kernels, a tile reduction without its scratch).
+mix in a unified op, `valid_shape` on `create_tensor`, removed ops, a tile reduction without
+its scratch, and, inside kernels, `tensor.read` and a Tensor slice with `valid_shape`, which
+the pass pipeline rejects) and what the idioms file says is wrong although the compiler
+accepts it (tile ops in orchestration, a Tile crossing a kernel boundary, vector ops on
+Mat/Left/Right tiles, non-constant tile shapes). Each violation says which it is
+(`rejects`): only a rejection is a reason to rewrite code (`rejected_within`). Tensor ops
+inside kernels are not violations: the compiler's ConvertTensorToTileOps pass lowers them
+(measured by benchmarks/measure_api.py).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import libcst as cst
 from ..model.annotations import differences
 from ..model.results import result_val
 from ..model.kernels import OpIndex, find_regions, kernel_functions, parameter_value
+from ..syntax.memo import cached
 from ..syntax.nodes import code, statements
 from ..syntax.traversal import content
 from ..rulebook.loading import ApiTable
@@ -30,6 +35,7 @@ SHAPED = {"load": 2, "create_tile": 0, "tile.full": 0}
 class Violation:
     node: cst.CSTNode
     message: str
+    rejects: bool = True  # the target compiler rejects it (parse or pass pipeline), measured
 
 
 @dataclass(frozen=True)
@@ -52,6 +58,8 @@ class StrictChecker:
             env_numbers = {n: c.value for n, c in kf.constants.items()}
             self.numbers = env_numbers
             self.regions = {r.node: r for r, _ in find_regions(kf.node, self.ops, env_numbers)}
+            self.kinds = {r.index: r.kind for r in self.regions.values()}
+            self.loops = 0
             self.constants = kf.constants
             env: dict[str, _V] = {}
             self.tile_homes: dict[str, int] = {}
@@ -70,8 +78,12 @@ class StrictChecker:
         ann = small.annotation.annotation
         return isinstance(ann, cst.Subscript) and self.ops.get(ann.value) in ("Tensor", "Tile")
 
-    def _bad(self, node, message: str) -> None:
-        self.found.append(Violation(node, message))
+    def _bad(self, node, message: str, rejects: bool = True) -> None:
+        self.found.append(Violation(node, message, rejects))
+
+    def _advice(self, node, message: str) -> None:
+        """What the idioms file calls wrong although the target compiler accepts it."""
+        self._bad(node, message, rejects=False)
 
     # -- statements ----------------------------------------------------------------------
     def _block(self, stmts, env, region) -> None:
@@ -90,8 +102,13 @@ class StrictChecker:
                     if value.kind == TILE and region is not None:
                         first = self.tile_homes.setdefault(name, region)
                         if first != region:
+                            # Measured: a Tile name an earlier kernel bound is rejected where it is bound
+                            # again in a loop (a chunked loop, or a loop inside a pl.incore() block); at
+                            # the top of a later pl.incore() block it is accepted.
+                            both = self.kinds.get(region) == "parallel" or self.loops > 0
                             self._bad(small.targets[0].target, f"tile name {name} of kernel {first} is bound again in kernel "
-                                      f"{region}: the compiler carries it across kernels; give it a name of its own")
+                                      f"{region}: the compiler carries it across kernels (Internal error: return type 1 "
+                                      "should be TensorType but got TileType); give it a name of its own", rejects=both)
                 elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
                     name = small.target.value
                     value = self._expr(small.value, env, region, s)
@@ -109,7 +126,10 @@ class StrictChecker:
             self._expr(s.iter, env, region, s)
             if isinstance(s.target, cst.Name):
                 env[s.target.value] = _V(Val(SCALAR))
+            inner_loop = region is not None  # a loop inside a kernel (its names are carried)
+            self.loops += inner_loop
             self._block(statements(s), env, here)
+            self.loops -= inner_loop
         elif isinstance(s, cst.With):
             self._block(statements(s), env, here)
         elif isinstance(s, (cst.If, cst.While)):
@@ -128,7 +148,7 @@ class StrictChecker:
                 return Val(SCALAR) if node.value in self.constants else Val(UNKNOWN)
             if v.val.kind == TILE and v.home != region:
                 where = f"kernel {region}" if region else "orchestration"
-                self._bad(node, f"Tile {node.value} of kernel {v.home} is used in {where}: a Tile cannot cross a kernel boundary")
+                self._advice(node, f"Tile {node.value} of kernel {v.home} is used in {where}: a Tile cannot cross a kernel boundary")
             return v.val
         if isinstance(node, cst.Call):
             op = self.ops.get(node)
@@ -170,6 +190,7 @@ class StrictChecker:
         for p in kw.values():
             self._expr(p, env, region, stmt)
         self._arity(op, spec, node, pos, kw)
+        self._tile_form(op, spec, node, kw, vals)
         self._roles(op, spec, node, vals)
         result = self._result(op, spec, node, pos, kw, vals)
         self._structure(op, node, pos, kw, vals, result, region)
@@ -184,6 +205,15 @@ class StrictChecker:
         if missing:
             self._bad(node, f"{op}() missing {len(missing)} required positional argument{'s' * (len(missing) != 1)}: "
                       + " and ".join(f"'{p}'" for p in missing))
+
+    def _tile_form(self, op, spec, node, kw, vals) -> None:
+        """A unified op whose tile form takes fewer parameters rejects the others on a Tile."""
+        if spec.tile_params is None or not vals or vals[0].kind != TILE:
+            return
+        for key in kw:
+            if key in spec.params and key not in spec.tile_params:
+                self._bad(node, f"{op}() got an unexpected keyword argument '{key}'")
+                return
 
     def _roles(self, op, spec, node, vals) -> None:
         first = vals[0] if vals else Val(UNKNOWN)
@@ -216,6 +246,8 @@ class StrictChecker:
 
     def _kind_and_space(self, op, spec, node, pos, kw, vals) -> Val:
         first = vals[0] if vals else Val(UNKNOWN)
+        if spec.on_tile and first.kind == TILE:
+            return Val(TILE, space=first.space)
         if spec.result == "scalar":
             return Val(SCALAR)
         if spec.result == "tensor":
@@ -236,14 +268,16 @@ class StrictChecker:
     def _structure(self, op, node, pos, kw, vals, result, region) -> None:
         tile_involved = result.kind == TILE or any(v.kind == TILE for v in vals)
         if region is None and tile_involved and op != "store":
-            self._bad(node, f"tile op pl.{op} in orchestration: it belongs inside a kernel region")
+            self._advice(node, f"tile op pl.{op} in orchestration: it belongs inside a kernel region")
         if region is not None:
-            if op == "tensor.read" or (op == "read" and vals and vals[0].kind == TENSOR):
-                self._bad(node, "pl.tensor.read inside a kernel breaks the lowering: load the tensor and use pl.tile.read")
-            if op == "create_tensor":
-                self._bad(node, "pl.create_tensor inside a kernel becomes a tile: create hand-off tensors in orchestration")
-            if op == "slice" and vals and vals[0].kind == TENSOR:
-                self._bad(node, "a Tensor slice inside a kernel: load the data with pl.load instead")
+            # Measured: the pass pipeline lowers these two Tensor forms into nothing it accepts.
+            spec = self.api.ops[op]
+            if vals and vals[0].kind in (TENSOR, TILE) and not spec.accepted(vals[0].kind.lower(), True):
+                self._bad(node, f"pl.{op} inside a kernel breaks the lowering ({spec.rejects})"
+                          + (": load the tensor and use pl.tile.read" if "read" in op else ""))
+            if op == "slice" and vals and vals[0].kind == TENSOR and "valid_shape" in kw:
+                self._bad(node, "a Tensor slice with valid_shape inside a kernel (tensor.slice conversion expects 3 args "
+                          "(tensor, shape, offset)): load it with valid_shapes=")
         if op == "create_tensor" and "valid_shape" in kw:
             self._bad(node, "create() got an unexpected keyword argument 'valid_shape'")
         spec = self.api.ops[op]
@@ -251,23 +285,50 @@ class StrictChecker:
             for i, v in enumerate(vals):
                 accepted = v.space == ACC and spec.may_read_acc(i)
                 if v.kind == TILE and v.space not in (VEC, None) and not accepted:
-                    self._bad(node, f"vector op pl.{op} reads a tile in {v.space}; vector ops work on Vec tiles")
+                    self._advice(node, f"vector op pl.{op} reads a tile in {v.space}; vector ops work on Vec tiles")
             if spec.scratch and len(pos) <= spec.params.index(spec.scratch) and spec.scratch not in kw:
                 self._bad(node, f"tile pl.{op} needs its scratch tile ({spec.scratch})")
         if op == "matmul" and vals and vals[0].kind == TILE:
             spaces = self.api.ops["matmul"].space
             for v, want in zip(vals[:2], (spaces.get("lhs", LEFT), spaces.get("rhs", RIGHT))):
                 if v.kind == TILE and v.space != want:
-                    self._bad(node, f"matmul operand in {v.space}: it must be moved to {want}")
+                    self._advice(node, f"matmul operand in {v.space}: it must be moved to {want}")
         shape_at = SHAPED.get(op, 1 if op == "reshape" and vals and vals[0].kind == TILE else None)
         if shape_at is not None and shape_at < len(pos) and isinstance(pos[shape_at], (cst.List, cst.Tuple)):
             for e in pos[shape_at].elements:
                 if not isinstance(e.value, (cst.Name, cst.Integer)):
-                    self._bad(e.value, f"tile shape {code(e.value)} is not a compile-time constant name: hoist it")
+                    self._advice(e.value, f"tile shape {code(e.value)} is not a compile-time constant name: hoist it")
 
 
 def check_module(module: cst.Module, api: ApiTable) -> list[Violation]:
-    return StrictChecker(module, api).run()
+    return cached("strict-violations", module, lambda m: StrictChecker(m, api).run())
+
+
+def rejected_within(module: cst.Module, api: ApiTable) -> frozenset[int]:
+    """The ids of the nodes the target compiler rejects, and of every node that holds one:
+    where a rule may rewrite. Code outside this set is accepted as it stands and is kept."""
+    return cached("rejected-within", module, lambda m: _holders(m, [v.node for v in check_module(m, api) if v.rejects]))
+
+
+def _holders(module: cst.Module, nodes: list) -> frozenset[int]:
+    wanted = {id(n) for n in nodes}
+    out: set[int] = set()
+    if not wanted:
+        return frozenset()
+    stack: list[int] = []
+
+    class V(cst.CSTVisitor):
+        def on_visit(self, node) -> bool:
+            stack.append(id(node))
+            if id(node) in wanted:
+                out.update(stack)
+            return True
+
+        def on_leave(self, original) -> None:
+            stack.pop()
+
+    module.visit(V())
+    return frozenset(out)
 
 
 def _type(v: Val) -> str:

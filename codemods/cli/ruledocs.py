@@ -60,6 +60,8 @@ def render(rule: Rule, examples: bool = True) -> str:
     if rule.what:
         out += ["", _sentence(rule.what)]
     out += ["", "## Why", rule.why]
+    if rule.rejects:
+        out += ["", f"The target compiler's rejection it removes (it fires only where that would happen): {rule.rejects}."]
     if rule.requires:
         out += ["", f"It relies on {', '.join(rule.requires)}: selecting it brings them along, and ignoring one of them leaves it out too."]
     if rule.idioms:

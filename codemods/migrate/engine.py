@@ -18,6 +18,7 @@ from functools import lru_cache
 import libcst as cst
 
 from ..text.diffs import restore_untouched
+from ..check.strict import rejected_within
 from ..check.findings import MARKER, scan
 from ..model.kernels import OpIndex
 from ..syntax.memo import forget, per_file
@@ -42,6 +43,7 @@ class Context:
         self.flags: list[tuple[Rule, cst.CSTNode, str]] = []
         self.node_flags: dict[cst.CSTNode, list[tuple[Rule, str]]] = {}
         self.statement_edits: dict[cst.CSTNode, list[tuple[Rule, str, str]]] = {}
+        self.open_statements: list[cst.CSTNode] = []  # the statements being traversed, innermost last
 
     def plan(self):
         """The migration plan of this file, computed once, on the input, for all rules."""
@@ -69,7 +71,12 @@ class Context:
 
     def flag(self, rule: Rule, node: cst.CSTNode, message: str) -> None:
         """Ask a person to decide at this node's statement; the engine writes the marker."""
-        self.flags.append((rule, node, message))
+        if self.open_statements:
+            # The statement whose own code holds the node: a `with` header's call is marked at
+            # the `with`, not at the first line of its body (whichever is left first).
+            self.flag_at(rule, self.open_statements[-1], message)
+        else:
+            self.flags.append((rule, node, message))
 
 
 Hook = Callable[[cst.CSTNode, cst.CSTNode, Context], cst.CSTNode | None]
@@ -130,11 +137,20 @@ class _Dispatcher(cst.CSTTransformer):
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, (cst.IndentedBlock, cst.Module)):
             self._orphans.append([])
+        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            self.ctx.open_statements.append(node)
         for hook in self.visit.get(type(node).__name__, ()):
             hook(node, self.ctx)
         return self.enter is None or id(node) in self.enter
 
     def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):  # type: ignore[override]
+        try:
+            return self._leave(original, updated)
+        finally:
+            if self.ctx.open_statements and self.ctx.open_statements[-1] is original:
+                self.ctx.open_statements.pop()
+
+    def _leave(self, original: cst.CSTNode, updated: cst.CSTNode):
         for rule, hook in self.leave.get(type(original).__name__, ()):
             try:
                 result = hook(original, updated, self.ctx)
@@ -356,6 +372,24 @@ def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: froze
         return Result(text, text)
     module = parse(body)
     done = _phases(module, body, rules, api)
+    for _ in range(2):
+        # A migration can leave code the target rejects where it changed a value's kind (a Tile
+        # handed over as a Tensor is read by a tile op of a region that had nothing to fix): the
+        # phases run again on their output until it holds no rejection they can remove, so that
+        # a second run of the tool has nothing left to do.
+        if done.output is None or not any(r.phase >= 1 for r in rules):
+            break
+        try:
+            again_module = parse(done.output, "output")
+        except SourceError:
+            break  # said below, as the engine error it is
+        if not rejected_within(again_module, api):
+            break
+        again = _phases(again_module, done.output, rules, api)
+        if again.output is None or again.output == done.output:
+            break
+        done = _Done(done.roundtrip, again.output, done.edits + again.edits, done.touched | again.touched,
+                     again.kernels, again.over_budget)
     if done.output is None:
         out_module, output = module, done.roundtrip
     else:

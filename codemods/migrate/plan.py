@@ -48,6 +48,7 @@ class RegionPlan:
     operand_of: dict[str, list[tuple[str, int]]] = field(default_factory=dict)  # name -> (op, position) it is passed at
     hoisted: set[str] = field(default_factory=set)  # Tensors assembled in an incore block, made before it
     late_loads: dict[tuple[cst.CSTNode, str], str] = field(default_factory=dict)  # (statement, tensor) -> tile loaded there
+    loop_bound: set[str] = field(default_factory=set)  # names bound inside a loop of the region
 
 
 @dataclass

@@ -11,6 +11,8 @@ is what makes a second run a no-op.
 from __future__ import annotations
 
 import re
+from collections import defaultdict
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import libcst as cst
@@ -19,11 +21,13 @@ from ..model.capacity import region_usage
 from ..model.liveness import Liveness
 from .plan import Allocation, Plan, RegionPlan, StatementEdit, View
 from .prescan import RegionScan
+from .selection import RejectionScope
 from ..model.shapes import ShapeConstants
 from ..model.kernels import KernelFunction, OpIndex, Region, find_regions, kernel_functions, module_alias, parameter_value
 from ..syntax.nodes import attr_name, code, codes, is_name, statements
 from ..syntax.traversal import content
 from ..rulebook.loading import ApiTable
+from ..check.strict import rejected_within
 from ..model.annotations import differences, fully_known
 from ..model.results import result_val
 from .matmul_flags import tile_matmul_keywords
@@ -44,7 +48,7 @@ class _Stmt:
         return _Stmt(self.node, self.region, self.target, False)
 
 
-class Planner(RegionScan, ShapeConstants):
+class Planner(RegionScan, RejectionScope, ShapeConstants):
     def __init__(self, module: cst.Module, api: ApiTable, text: str | None = None) -> None:
         self.module = module
         self.api = api
@@ -55,6 +59,13 @@ class Planner(RegionScan, ShapeConstants):
         # Every identifier-like word of the file: a superset of its names, so fresh names never clash.
         # (`text`: the module's code, when the caller has it already.)
         self.taken: set[str] = set(re.findall(r"[A-Za-z_]\w*", module.code if text is None else text))
+        # First do no harm: only code the target rejects is rewritten. A kernel region holding
+        # no rejection is still planned (its tiles count in the capacity report) but quietly:
+        # nothing it decides reaches the file, and what it sees goes nowhere either.
+        self.hot = rejected_within(module, api)
+        self._quiet = False
+        self._in_region = False
+        self._tile_binds: dict[int, set[str]] = defaultdict(set)  # statement id -> names it binds to a Tile
 
     # -- entry ---------------------------------------------------------------------------
     def run(self) -> Plan:
@@ -70,7 +81,12 @@ class Planner(RegionScan, ShapeConstants):
         self.live = Liveness(statements(kf.node))
         regions = find_regions(kf.node, self.ops, self.env_numbers)
         self.plan.regions.extend(r for r, _ in regions)
-        plans = [self._prescan(r, body) for r, body in regions]
+        plans = []
+        self._in_region = True
+        for r, body in regions:
+            with self._muted(id(r.node) not in self.hot):
+                plans.append(self._prescan(r, body))
+        self._in_region = False
         for p in plans:
             p.function = kf.node.name.value
         self.plan.region_plans.extend(plans)
@@ -87,7 +103,26 @@ class Planner(RegionScan, ShapeConstants):
         else:
             self._block(statements(kf.node), env, None, None)
         for p in plans:
-            self._capacity(p)
+            with self._muted(not self._migrates(p)):
+                self._capacity(p)
+
+    def _migrates(self, rp: RegionPlan) -> bool:
+        return id(rp.region.node) in self.hot
+
+    @contextmanager
+    def _muted(self, quiet: bool):
+        """While `quiet`, decisions, edits and flags go to a scratch plan that is dropped."""
+        if not quiet or self._quiet:
+            yield
+            return
+        kept = self.plan.decisions, self.plan.statements, self.plan.flags
+        self.plan.decisions, self.plan.statements, self.plan.flags = defaultdict(dict), [], []
+        self._quiet = True
+        try:
+            yield
+        finally:
+            self.plan.decisions, self.plan.statements, self.plan.flags = kept
+            self._quiet = False
 
     # -- structure -----------------------------------------------------------------------
     def _call_op(self, node) -> str | None:
@@ -136,9 +171,12 @@ class Planner(RegionScan, ShapeConstants):
     def _small(self, small, stmt, env, rp) -> None:
         if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
             name = small.targets[0].target.value
+            # A hand-off buffer's pieces and a folded view belong with the tiles they are read as.
             if rp is not None and name in rp.handoff and self._handoff_statement(small, stmt, name, env, rp):
+                self._tile_binds[id(stmt)].add(name)
                 return
             if rp is not None and name in rp.fold_only and self._fold_view(small, stmt, name, env, rp):
+                self._tile_binds[id(stmt)].add(name)
                 return
             value = self._expr(small.value, env, _Stmt(stmt, rp, name, True))
             before = env.get(name)
@@ -150,6 +188,7 @@ class Planner(RegionScan, ShapeConstants):
             env[name] = value
             if rp is not None and value.is_tile:
                 rp.tile_vars.add(name)
+                self._tile_binds[id(stmt)].add(name)
         elif isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
             if small.value is not None:
                 self._expr(small.value, env, _Stmt(stmt, rp))
@@ -185,7 +224,7 @@ class Planner(RegionScan, ShapeConstants):
             if shape is None or dtype is None:
                 self._flag("untyped-value", stmt, f"{name} becomes a Tile but its annotation says Tensor; "
                            f"annotate it pl.Tile[[shape], dtype] by hand")
-            else:
+            elif rp is not None or id(stmt) in self.hot:
                 self.plan.decisions["retype-annotation"][small.annotation] = (self._shape_text(shape), dtype)
         return None
 
@@ -205,11 +244,33 @@ class Planner(RegionScan, ShapeConstants):
         return True
 
     def _region(self, rp: RegionPlan, env: dict[str, Val]) -> None:
+        outer = self._in_region
+        self._in_region = True
+        try:
+            if not self._migrates(rp) or self._quiet:
+                with self._muted(True):
+                    self._region_body(rp, env)
+            else:
+                kept = self.plan.decisions, self.plan.statements, self.plan.flags
+                scratch = defaultdict(dict), [], []
+                self.plan.decisions, self.plan.statements, self.plan.flags = scratch
+                try:
+                    self._region_body(rp, env)
+                finally:
+                    self.plan.decisions, self.plan.statements, self.plan.flags = kept
+                self._keep(rp, *scratch)
+        finally:
+            self._in_region = outer
+
+    def _region_body(self, rp: RegionPlan, env: dict[str, Val]) -> None:
         local = dict(env)
         self._block(rp.body, local, rp, rp.region.scope)
         live = self.live.live_after(rp.region.node)
         for name, value in local.items():
             if value.is_tile and name in live and self._hand_off(rp, name, value, env):
+                env[name] = Val(TENSOR, value.shape, value.dtype)
+            elif value.is_tile and self._quiet:
+                # Left as it is, the region's values keep the kinds the code gives them.
                 env[name] = Val(TENSOR, value.shape, value.dtype)
             elif value.is_tile and name not in env:
                 self.escaped[name] = rp.region
@@ -415,6 +476,12 @@ class Planner(RegionScan, ShapeConstants):
 
     def _generic(self, op, spec, node, pos, kw, env, sc: _Stmt) -> Val:
         rp = sc.region
+        if spec.result == "tile" and spec.params and spec.roles.get(spec.params[0]) == "shape":
+            # A tile made from a shape (pl.tile.full): no operand to type it by.
+            for p in pos[1:]:
+                self._expr(p, env, sc.inner())
+            dtype = attr_name(kw.get("dtype") or (pos[1] if len(pos) > 1 else None))
+            return Val(TILE, codes(pos[0]) if pos else None, dtype, VEC)
         vals: list[Val] = []
         for i, arg in enumerate(pos):
             role = spec.roles.get(spec.params[i], "value") if i < len(spec.params) else "value"
@@ -757,6 +824,8 @@ class Planner(RegionScan, ShapeConstants):
 
 
     def _flag(self, rule: str, node, message: str) -> None:
+        if not self._in_region and id(node) not in self.hot:
+            return  # orchestration code the target accepts: nothing to write into it
         self.plan.flags.append((rule, node, message))
 
 

@@ -49,11 +49,13 @@ class RegionScan:
             for child in content(node):
                 visit(child)
 
-        def scan_stmt(s):
+        def scan_stmt(s, in_loop=False):
             if isinstance(s, cst.SimpleStatementLine):
                 for small in s.body:
                     if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
                         name = small.targets[0].target.value
+                        if in_loop:
+                            rp.loop_bound.add(name)
                         rp.name_nodes.setdefault(name, []).append(small.targets[0].target)
                         assigns[name].append(small.value)
                         statement_of[small.value] = s
@@ -72,17 +74,17 @@ class RegionScan:
                     rp.name_nodes.setdefault(s.target.value, []).append(s.target)
                 visit(s.iter)
                 for inner in statements(s):
-                    scan_stmt(inner)
+                    scan_stmt(inner, True)
             elif isinstance(s, (cst.If, cst.While)):
                 visit(s.test)
                 for inner in statements(s):
-                    scan_stmt(inner)
+                    scan_stmt(inner, in_loop)
                 if isinstance(s, cst.If) and s.orelse is not None:
                     for inner in statements(s.orelse):
-                        scan_stmt(inner)
+                        scan_stmt(inner, in_loop)
             elif isinstance(s, cst.With):
                 for inner in statements(s):
-                    scan_stmt(inner)
+                    scan_stmt(inner, in_loop)
 
         for s in body:
             scan_stmt(s)
@@ -154,14 +156,18 @@ class RegionScan:
         return op is not None and op not in SCALAR_OPS and op not in ("store", "assemble")
 
     def _decide_renames(self, plans: list[RegionPlan]) -> None:
-        seen: dict[str, int] = {}
+        seen: dict[str, RegionPlan] = {}  # a name's last kernel
         for p in plans:
             for name in sorted(p.tile_vars):
-                if name in seen:
+                # Measured: a Tile name an earlier kernel bound is rejected where it is bound again in
+                # a loop (a chunked loop, or a loop inside a pl.incore() block: it would be carried);
+                # bound at the top of a later pl.incore() block it is accepted. A region that is not
+                # being migrated keeps its names.
+                if name in seen and id(p.region.node) in self.hot and (p.region.kind == "parallel" or name in p.loop_bound):
                     new = self._fresh(f"{name}_{p.region.index}")
                     p.renames[name] = new
                     for node in p.name_nodes.get(name, ()):
                         self.plan.decisions["unique-tile-names"][node] = new
                 else:
-                    seen[name] = p.region.index
+                    seen[name] = p
 

@@ -47,6 +47,7 @@ class Rule:
     what: str = ""  # what it does, in one line of Markdown (docs/rules.md's table, `rules ID`)
     idioms: tuple[int, ...] = ()  # the sections of pypto-migration-idioms.md it carries out
     requires: tuple[str, ...] = ()  # rules whose edits its own edits rely on (names they define)
+    rejects: str = ""  # the target compiler's message where the old form is; the rule fires only there
 
     def describe(self) -> str:
         return f"{self.id} {self.name}"
@@ -72,6 +73,15 @@ class Op:
     shape: str = ""  # how the result's shape follows (codemods.model.results)
     dtype: str = ""  # how the result's dtype follows
     tile_params: tuple[str, ...] | None = None  # a unified op whose tile form takes fewer parameters
+    # Measured on the compiler (benchmarks/measure_api.py): where a first operand of each kind
+    # is accepted, "kernel" and/or "orchestration"; absent: everywhere its roles allow.
+    accepts: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    on_tile: str = ""  # the result's kind when a scalar op is given a Tile (pl.min(tile, axis=0))
+    rejects: str = ""  # the compiler's message where it rejects the op (see `accepts`)
+
+    def accepted(self, kind: str, in_kernel: bool) -> bool:
+        where = self.accepts.get(kind)
+        return where is None or ("kernel" if in_kernel else "orchestration") in where
 
     def may_read_acc(self, index: int) -> bool:
         return index < len(self.params) and self.params[index] in self.reads_acc
@@ -180,6 +190,7 @@ def load_rule(path: Path) -> Rule:
         name=name,
         summary=_require(data, "summary", path),
         why=_require(data, "why", path).strip(),
+        rejects=data.get("rejects", ""),
         safety=safety,
         kind=_require(data, "kind", path),
         params=data.get("params", {}),
@@ -233,6 +244,9 @@ def load_api(rules_dir: Path | None = None) -> ApiTable:
             unit=spec.get("unit", ""),
             reads_acc=tuple(spec.get("reads_acc", ())),
             required=int(spec.get("required", 0)),
+            accepts={k: tuple(v) for k, v in spec.get("accepts", {}).items()},
+            on_tile=spec.get("on_tile", ""),
+            rejects=spec.get("rejects", ""),
             like=str(spec.get("like", "")),
             shape=str(spec.get("shape", "")),
             dtype=str(spec.get("dtype", "")),

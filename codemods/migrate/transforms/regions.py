@@ -23,6 +23,7 @@ import libcst as cst
 
 from ...model.kernels import OPAQUE, OpIndex, find_regions, function_type, kernel_functions, module_alias
 from ...model.liveness import Liveness, names_read, names_written
+from ...check.strict import rejected_within
 from ...rulebook.loading import ApiTable, Rule
 from ...syntax.memo import cached
 from ...syntax.nodes import statements
@@ -46,6 +47,9 @@ class WrapIncore:
 
     def begin(self, ctx) -> None:
         self.ops = OpIndex(ctx.module, self.api.module).ops
+        # Tile ops in orchestration are accepted by the target (measured): only a block that
+        # holds code the target rejects is moved into a kernel, to be migrated there.
+        self.hot = rejected_within(ctx.module, self.api)
         self.alias = module_alias(self.ops)
         self.blocks: dict[cst.CSTNode, list[tuple[int, int]]] = {}  # owner of a statement list -> spans
         for kf in kernel_functions(ctx.module, self.ops):
@@ -119,6 +123,8 @@ class WrapIncore:
     def _spans(self, body: list, under_auto: bool) -> list[tuple[int, int]]:
         kinds = [self._kind(s, under_auto) for s in body]
         spans = [self._grow(body, kinds, i, i) for i, k in enumerate(kinds) if k == SEED]
+        if not any(id(body[i]) in self.hot for lo, hi in spans for i in range(lo, hi + 1)):
+            return []
         while True:
             merged: list[tuple[int, int]] = []
             for lo, hi in sorted(spans):
@@ -128,7 +134,7 @@ class WrapIncore:
                     merged.append((lo, hi))
             regrown = [self._grow(body, kinds, lo, hi) for lo, hi in merged]
             if regrown == spans:
-                return regrown
+                return [(lo, hi) for lo, hi in regrown if any(id(body[i]) in self.hot for i in range(lo, hi + 1))]
             spans = regrown
 
     def _grow(self, body, kinds, lo: int, hi: int) -> tuple[int, int]:
