@@ -11,6 +11,7 @@ from __future__ import annotations
 from ...rulebook.loading import ApiTable, Rule, RuleFileError
 from .call_pattern import CallPattern
 from .keywords import KeywordRename
+from .renames import ModuleMemberRename, OpRename
 from .planned import KINDS as PLANNED
 from .members import MemberRename, UnknownMember
 from .regions import WrapIncore
@@ -18,6 +19,8 @@ from .regions import WrapIncore
 KINDS = {
     "call-pattern": CallPattern,
     "keyword-rename": KeywordRename,
+    "op-rename": OpRename,
+    "module-member-rename": ModuleMemberRename,
     "wrap-incore": WrapIncore,
     "member-rename": MemberRename,
     "unknown-member": UnknownMember,
