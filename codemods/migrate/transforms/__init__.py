@@ -11,7 +11,7 @@ from __future__ import annotations
 from ...rulebook.loading import ApiTable, Rule, RuleFileError
 from .call_pattern import CallPattern
 from .keywords import KeywordRename
-from .renames import ModuleMemberRename, OpRename
+from .renames import FlagMember, ModuleMemberRename, OpRename
 from .planned import KINDS as PLANNED
 from .members import MemberRename, UnknownMember
 from .regions import WrapIncore
@@ -20,6 +20,7 @@ KINDS = {
     "call-pattern": CallPattern,
     "keyword-rename": KeywordRename,
     "op-rename": OpRename,
+    "flag-member": FlagMember,
     "module-member-rename": ModuleMemberRename,
     "wrap-incore": WrapIncore,
     "member-rename": MemberRename,
