@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ...rulebook.loading import ApiTable, Rule, RuleFileError
 from .call_pattern import CallPattern
-from .keywords import KeywordRename
+from .keywords import KeywordFlag, KeywordRename
 from .renames import FlagMember, ModuleMemberRename, OpRename
 from .planned import KINDS as PLANNED
 from .members import MemberRename, UnknownMember
@@ -19,6 +19,7 @@ from .regions import WrapIncore
 KINDS = {
     "call-pattern": CallPattern,
     "keyword-rename": KeywordRename,
+    "keyword-flag": KeywordFlag,
     "op-rename": OpRename,
     "flag-member": FlagMember,
     "module-member-rename": ModuleMemberRename,

@@ -14,9 +14,10 @@ from ...rulebook.loading import ApiTable, Rule, RuleFileError
 
 
 class KeywordRename:
-    def __init__(self, rule: Rule, api: ApiTable) -> None:
+    def __init__(self, rule: Rule, api: ApiTable, renames: dict | None = None) -> None:
         self.rule = rule
-        ops, renames = rule.params.get("ops"), rule.params.get("renames")
+        ops = rule.params.get("ops")
+        renames = renames if renames is not None else rule.params.get("renames")
         if not isinstance(ops, list) or not ops or not all(isinstance(o, str) for o in ops):
             raise RuleFileError(f"{rule.path}: params.ops must list the ops whose keyword is renamed")
         if not isinstance(renames, dict) or not renames or not all(isinstance(v, str) for v in renames.values()):
@@ -48,3 +49,24 @@ class KeywordRename:
                 changed = True
             args.append(arg)
         return updated.with_changes(args=args) if changed else None
+
+
+class KeywordFlag(KeywordRename):
+    """A keyword of some ops that has no mechanical successor (`tpush_to_aiv(aiv_idx=)`): each
+    call that passes it is marked with the rule's message for that keyword, and left as it is."""
+
+    flags_only = True
+
+    def __init__(self, rule: Rule, api: ApiTable) -> None:
+        flags = rule.params.get("flag")
+        if not isinstance(flags, dict) or not flags or not all(isinstance(v, str) for v in flags.values()):
+            raise RuleFileError(f"{rule.path}: params.flag must map keyword names to what a person must decide")
+        super().__init__(rule, api, renames=dict(flags))
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call, ctx) -> None:
+        if self.names.get(original) not in self.ops:
+            return None
+        for arg in original.args:
+            if arg.keyword is not None and arg.keyword.value in self.renames:
+                ctx.flag(self.rule, original, self.renames[arg.keyword.value])
+        return None
