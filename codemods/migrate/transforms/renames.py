@@ -100,3 +100,34 @@ class FlagMember:
         if op in self.members:
             ctx.flag(self.rule, original, self.members[op])
         return None
+
+
+class JitMethodRename:
+    """`f.compile_for_test(...)` → `f.lower(...)` where `f` is a function of the file decorated
+    with `@pl.jit` (or `@pl.jit.X`): the method belongs to the JIT function object, so a method
+    of that name on anything else is left alone."""
+
+    def __init__(self, rule: Rule, api: ApiTable) -> None:
+        self.rule = rule
+        self.renames = _mapping(rule)
+
+    def begin(self, ctx) -> None:
+        decorators = {n for n, op in ctx.ops.items() if op == "jit" or op.startswith("jit.")}
+        self.jitted: set[str] = set()
+        for statement in ctx.module.body:
+            if isinstance(statement, cst.FunctionDef) and any(self._is_jit(d.decorator, decorators) for d in statement.decorators):
+                self.jitted.add(statement.name.value)
+
+    @staticmethod
+    def _is_jit(node, decorators) -> bool:
+        while isinstance(node, cst.Call):
+            node = node.func
+        return node in decorators
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call, ctx):
+        func = updated.func
+        if not (self.jitted and isinstance(func, cst.Attribute) and func.attr.value in self.renames):
+            return None
+        if not (isinstance(func.value, cst.Name) and func.value.value in self.jitted):
+            return None
+        return updated.with_changes(func=func.with_changes(attr=cst.Name(self.renames[func.attr.value])))
