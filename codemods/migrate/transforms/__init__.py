@@ -13,6 +13,7 @@ from .call_pattern import CallPattern
 from .planned import KINDS as PLANNED
 from .members import MemberRename, UnknownMember
 from .regions import WrapIncore
+from .upgrade_kinds import KINDS as UPGRADE
 
 KINDS = {
     "call-pattern": CallPattern,
@@ -20,6 +21,7 @@ KINDS = {
     "member-rename": MemberRename,
     "unknown-member": UnknownMember,
     **PLANNED,
+    **UPGRADE,
 }
 
 
