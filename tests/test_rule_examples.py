@@ -57,8 +57,10 @@ PROGRAMS = [
 @pytest.mark.parametrize("rule,index,example", PROGRAMS)
 def test_example_programs_mean_the_same_once_migrated(rule, index, example, run_rules, api):
     from codemods.interp.execute import Settings
-    from codemods.interp.verify import verify
+    from codemods.interp.verify import PROFILES, verify
 
     migrated = run_rules(example.before).output
-    verdict = verify((f"{rule.id}-example-{index}", example.before), (f"{rule.id}-example-{index}-migrated", migrated), Settings(), api)
+    target = rule.path.parent.name if rule.path.parent.name in PROFILES else "2026-03"  # the rule's version step
+    verdict = verify((f"{rule.id}-example-{index}", example.before), (f"{rule.id}-example-{index}-migrated", migrated),
+                     Settings(), api, target)
     assert verdict.code == NOT_EQUIVALENT.get((rule.id, index), 0), verdict.message

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ...model.values import SCALAR, TENSOR
+from ...model.values import SCALAR, TENSOR, TILE
 from .upgrade_base import Upgrade, argument, positional
 from .upgrade_infer import Site, is_int
 
@@ -30,6 +30,15 @@ class SubscriptKeepRank(Upgrade):
             base = self.info.type_of(node.value, site.env)
             if base.kind == SCALAR:
                 continue
+            if base.kind == TILE and not all(self._static(i.value) for i in items if isinstance(i, cst.Index)):
+                # 2026-08: "Dynamic lower bounds are not supported in tile subscript": a slice op keeps the rank
+                sliced = self._tile_slice(node, items, base)
+                if sliced is None:
+                    self.flag(site, f"`{self.text(node)}`: a scalar index now drops its axis, and a Tile subscript takes "
+                                    "no dynamic start: write pl.slice(tile, shape, offsets) with the old shape")
+                else:
+                    self.rewrite(node, lambda new, e=sliced: e)
+                continue
             hoisted: dict[int, str] = {}
             for k, item in enumerate(items):
                 if not isinstance(item, cst.Index):
@@ -46,6 +55,32 @@ class SubscriptKeepRank(Upgrade):
                     self.before(site, f"{name} = {self.text(value)}")
             else:
                 self.rewrite(node, lambda new, h=hoisted: _keep_rank(new, h))
+
+
+    def _static(self, value) -> bool:
+        from .upgrade_infer import number
+
+        return number(self.text(value), self.info) is not None
+
+    def _tile_slice(self, node, items, base):
+        if base.shape is None or len(base.shape) != len(items):
+            return None
+        shape, offsets = [], []
+        for item, dim in zip(items, base.shape):
+            if isinstance(item, cst.Index):
+                shape.append("1")
+                offsets.append(self.text(item.value))
+                continue
+            if item.step is not None:
+                return None
+            lower = self.text(item.lower) if item.lower is not None else "0"
+            upper = self.text(item.upper) if item.upper is not None else dim
+            from .upgrade_infer import number
+
+            n = number(f"({upper}) - ({lower})", self.info)
+            shape.append(upper if lower == "0" else str(n) if n is not None else f"{upper} - ({lower})")
+            offsets.append(lower)
+        return self.expr(f"pl.slice({self.text(node.value)}, [{', '.join(shape)}], [{', '.join(offsets)}])")
 
 
 def _keep_rank(node: cst.Subscript, hoisted: dict[int, str]) -> cst.Subscript:
