@@ -150,7 +150,10 @@ class OutParams(Upgrade):
         for func in self.info.functions:
             for param in func.params.params:
                 found = self._last.get(func.name.value, {}).get(param.name.value)
-                if found is not None and param.annotation is not None:
+                if found is not None and found[1] == "Out-read":
+                    # 2026-08: "Reading an Out parameter before writing it reads undefined memory"
+                    self.rewrite(param.annotation.annotation.value, lambda a: a.with_changes(attr=cst.Name("InOut")))
+                elif found is not None and param.annotation is not None:
                     wrapper = found[0]
                     self.rewrite(param.annotation, lambda a, w=wrapper: a.with_changes(
                         annotation=cst.Subscript(cst.Attribute(cst.Name(self.info.alias), cst.Name(w)),
@@ -167,6 +170,8 @@ class OutParams(Upgrade):
         plain = {p.name.value for p in func.params.params
                  if p.annotation is not None and self.info.ops.get(_head(p.annotation.annotation)) == "Tensor"}
         outputs = {p for p, d in self.directions.get(func.name.value, {}).items() if d != "In"}
+        declared_out = {p.name.value for p in func.params.params if p.annotation is not None
+                        and self.info.ops.get(_head(p.annotation.annotation)) == "Out"}
         written: set[str] = set()
         read: set[str] = set()
         rebinds = []
@@ -195,10 +200,12 @@ class OutParams(Upgrade):
                             written.add(target.value.value)
                             targets.add(id(target.value))
             for node in site.own:
-                if isinstance(node, cst.Name) and node.value in plain and id(node) not in destinations | targets:
+                if isinstance(node, cst.Name) and node.value in plain | declared_out and id(node) not in destinations | targets:
                     read.add(node.value)
         self._rebinds = {**getattr(self, "_rebinds", {}), func: rebinds}
-        return {p: ("InOut" if p in read else "Out", p in read) for p in written & plain}
+        decided = {p: ("InOut" if p in read else "Out", "plain") for p in written & plain}
+        decided.update({p: ("InOut", "Out-read") for p in declared_out & read})
+        return decided
 
     def _writes(self, node):
         """(parameter name, argument node) of each tensor the call writes."""
