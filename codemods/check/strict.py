@@ -144,7 +144,7 @@ class StrictChecker:
         spec = self.api.ops.get(op)
         pos = [a.value for a in node.args if a.keyword is None]
         kw = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
-        if op in ("range", "parallel", "unroll", "auto_incore", "incore"):
+        if op in ("range", "parallel", "unroll", "auto_incore", "incore", "at"):
             for p in pos:
                 self._expr(p, env, region, stmt)
             return Val(SCALAR)

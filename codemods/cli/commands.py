@@ -55,6 +55,31 @@ def _discover(paths) -> list[Path]:
     return files
 
 
+version_options = [
+    click.option("--target", metavar="STEP", help="The pypto version to migrate to: 2026-03 (c39fe714a) or 2026-08 "
+                 "(e2d0f78ae); default: [tool.pypto-migrate] target, else 2026-03."),
+    click.option("--from", "start", metavar="STEP", help="Start at this version step instead of the one read off each "
+                 "file's code: 2026-03 applies every step (code older than 2026-03-09), 2026-08 only the last."),
+]
+
+
+def _steps(target, start, config) -> tuple[str, str]:
+    """The target and the starting step: the command line over the configuration."""
+    from ..migrate.steps import StepError, check_step
+    from ..rulebook.loading import DEFAULT_TARGET
+
+    try:
+        chosen = check_step(target or config.target or DEFAULT_TARGET)
+        first = check_step(start, what="--from step") if start else ""
+    except StepError as exc:
+        if not target and config.target:
+            raise Fatal(f"{config.where('target')}: {exc}")
+        raise click.UsageError(str(exc))
+    except RuleFileError as exc:
+        raise Fatal(f"broken rule file: {exc}")
+    return chosen, first
+
+
 selection = [
     click.option("--select", multiple=True, metavar="RULE[,RULE...]", help="Only these rules (id or name)."),
     click.option("--ignore", multiple=True, metavar="RULE[,RULE...]", help="Not these rules (id or name)."),
@@ -224,9 +249,10 @@ def _prepare(paths, select, ignore, sets, inputs, stdin_filename, verify=False):
 @compile_option
 @_with(size_options)
 @_with(selection)
+@_with(version_options)
 @_with(output_options)
 @_with(run_options)
-def run_command(paths, write, diff_file, verify, interactive, stage, sets, inputs, select, ignore, jobs,
+def run_command(paths, write, diff_file, verify, interactive, stage, sets, inputs, select, ignore, jobs, target, start,
                 fmt, exit_zero, quiet, verbose, color, stdin_filename, force_exclude, no_cache, max_file_size) -> None:
     """Migrate PATH... : print a unified diff (dry run) or, with --write, apply it. PATH `-` reads stdin.
 
@@ -241,9 +267,10 @@ def run_command(paths, write, diff_file, verify, interactive, stage, sets, input
     if stdin and (interactive or (write and fmt != "text")):
         raise click.UsageError("with `-`, --write prints the migrated source: use --format text; --interactive needs files")
     ui = Ui.make(quiet, verbose, color)
+    target, start = _steps(target, start, config)
     job = Job(tuple(r.id for r in rules), write=write and not interactive, strict=not narrowed, verify=settings,
               compile=None if interactive else stage, compile_sets=_settings(sets, inputs).sets if stage or sets or inputs else {}, size_defaults=config.sets,
-              max_file_size=max_file_size, cache_dir=_cache_dir(no_cache))
+              max_file_size=max_file_size, cache_dir=_cache_dir(no_cache), target=target, start=start)
     diff_out = _diff_file(diff_file, paths) if diff_file is not None else None  # before anything is written
     files, outcomes = migrate_all(paths, job, jobs, config, force_exclude, ui, stdin_filename)
     if diff_out is not None:
@@ -262,10 +289,11 @@ def run_command(paths, write, diff_file, verify, interactive, stage, sets, input
 @optional_paths
 @compile_option
 @_with(selection)
+@_with(version_options)
 @_with(output_options)
 @_with(run_options)
-def check_command(paths, stage, select, ignore, jobs, fmt, exit_zero, quiet, verbose, color, stdin_filename, force_exclude,
-                  no_cache, max_file_size) -> None:
+def check_command(paths, stage, select, ignore, jobs, target, start, fmt, exit_zero, quiet, verbose, color, stdin_filename,
+                  force_exclude, no_cache, max_file_size) -> None:
     """Exit 1 if any file would change or needs a person (for CI); writes nothing. PATH `-` reads stdin."""
     from .formats import finish
     from ..run.invocation import outcomes as migrate_all, reads_stdin
@@ -273,8 +301,9 @@ def check_command(paths, stage, select, ignore, jobs, fmt, exit_zero, quiet, ver
     stage, paths = _compile_stage(stage, paths)
     config, rules, narrowed, _ = _prepare(paths, select, ignore, (), (), stdin_filename)
     ui = Ui.make(quiet, verbose, color)
+    target, start = _steps(target, start, config)
     job = Job(tuple(r.id for r in rules), strict=not narrowed, compile=stage, size_defaults=config.sets,
-              max_file_size=max_file_size, cache_dir=_cache_dir(no_cache))
+              max_file_size=max_file_size, cache_dir=_cache_dir(no_cache), target=target, start=start)
     _, outcomes = migrate_all(paths, job, jobs, config, force_exclude, ui, stdin_filename)
     sys.exit(finish(ui, fmt, outcomes, rules, "check", exit_zero=exit_zero, stdin=reads_stdin(paths)))
 

@@ -9,6 +9,7 @@ its own. Keys:
     exclude = ["generated", "legacy/*.py"]  # fnmatch patterns, skipped while walking folders
     set = {BATCH = 8, HIDDEN = 64}          # sizes for verify, run --verify, --compile
     input = {seq_lens = "4:16"}             # input bounds LOW:HIGH for verify
+    target = "2026-08"                      # the pypto version to migrate to; --target replaces it
 
 `set` and `input` are project-wide, so each applies only to the files that have that name,
 under a file's own `# pypto-migrate: verify` line; --set/--input win over both.
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 TABLE = "pypto-migrate"
-KEYS = ("select", "ignore", "exclude", "set", "input")
+KEYS = ("select", "ignore", "exclude", "set", "input", "target")
 
 
 class ConfigError(Exception):
@@ -39,6 +40,7 @@ class Config:
     exclude: tuple[str, ...] = ()
     sets: dict[str, str] = field(default_factory=dict)
     inputs: dict[str, tuple[float, float]] = field(default_factory=dict)
+    target: str = ""  # a version step (`2026-08`); "": the tool's default
 
     def excluded(self, file: Path) -> bool:
         """Whether a pattern matches the file's path below the config's folder, or any of its
@@ -121,7 +123,11 @@ def parse(table: dict, path: Path) -> Config:
             bounds[name] = (float(low), float(high))
         except ValueError:
             raise ConfigError(f"{where} input: {name} = {value!r}: expected \"LOW:HIGH\"") from None
-    return Config(path, lists["select"], lists["ignore"], lists["exclude"], {k: str(v) for k, v in sets.items()}, bounds)
+    target = table.get("target", "")
+    if not isinstance(target, str):
+        raise ConfigError(f"{where} target: expected a version step such as \"2026-08\", got {target!r}")
+    return Config(path, lists["select"], lists["ignore"], lists["exclude"], {k: str(v) for k, v in sets.items()}, bounds,
+                  target)
 
 
 def filter_excluded(files: list[Path], named: list[Path], config: Config, force: bool = False) -> list[Path]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ...rulebook.loading import ApiTable, Rule, RuleFileError
 from .call_pattern import CallPattern
+from .keywords import KeywordRename
 from .planned import KINDS as PLANNED
 from .members import MemberRename, UnknownMember
 from .regions import WrapIncore
@@ -17,6 +18,7 @@ from .upgrade_kinds import KINDS as UPGRADE
 
 KINDS = {
     "call-pattern": CallPattern,
+    "keyword-rename": KeywordRename,
     "wrap-incore": WrapIncore,
     "member-rename": MemberRename,
     "unknown-member": UnknownMember,
