@@ -143,6 +143,16 @@ def install(pl, m) -> None:
     old_expand = getattr(pl, "row_expand", None)
     pl.row_expand = lambda *a, **k: _row_expand(m, *a, **k)
     del old_expand
+    pl.rem = pl.tile.rem = lambda a, b, tmp=None: _rem(m, a, b, tmp)
+    pl.rems = pl.tile.rems = pl.rem
+    pl.cmp = pl.tile.cmp = lambda a, b, cmp_type=0: _cmp(m, a, b, cmp_type)
+    pl.cmps = pl.tile.cmps = pl.cmp
+    pl.sel = pl.tile.sel = lambda mask, a, b, tmp=None: _sel(m, mask, a, b, tmp)
+    for ns in (pl, pl.tensor, pl.tile):
+        ns.read = (lambda fn: lambda x, index: fn(x, _indices(m, x, index)))(ns.read)
+    if not m.head:  # the flat-offset scalar ops of 2026-03 (pypto #420 removed them)
+        pl.tensor.load_scalar = pl.load_scalar = lambda x, off: m.read(x, _indices(m, x, off), "tensor.read")
+        pl.tile.getval = pl.getval = lambda x, off: m.read(x, _indices(m, x, off), "tile.read")
     if m.head:
         for name in ("incore", "auto_incore", "sum", "maxs", "mins"):
             if hasattr(pl, name):
@@ -224,6 +234,39 @@ def _row_expand(m, target, row_vec=None):
     if vec.shape != (target.shape[0], 1):
         raise KernelError(f"pl.row_expand needs a [{target.shape[0]}, 1] vector, got {list(vec.shape)}")
     return m._result(target, np.broadcast_to(vec, target.shape).astype(target.data.dtype).copy())
+
+
+def _indices(m, x, index):
+    """A flat offset (2026-03: `pl.read(x, off)`), or indices; 2026-08 takes a bare index for rank 1 only."""
+    if isinstance(index, (list, tuple)):
+        return list(index)
+    if m.head and len(x.shape) != 1:
+        raise KernelError(f"tensor.read indices count (1) must match tensor rank ({len(x.shape)})")
+    return [int(v) for v in np.unravel_index(int(index), x.shape)]
+
+
+def _rem(m, a, b, tmp):
+    if m.head and tmp is None:
+        raise KernelError("pl operation 'rem': rem() missing 1 required positional argument: 'tmp'")
+    x = a.data.astype(np.int64) if not a.dtype.is_float else a.data.astype(np.float32)
+    y = b.data if isinstance(b, (Tensor, Tile)) else b
+    with np.errstate(all="ignore"):
+        out = np.fmod(x, y)
+    return m._result(a, D.cast(out, a.dtype))
+
+
+def _cmp(m, a, b, cmp_type):
+    """The mask as truth values: sel reads it the same at every version (its packing is not modelled;
+    a use other than sel is flagged by the migration instead)."""
+    y = b.data if isinstance(b, (Tensor, Tile)) else b
+    ops = [np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal]
+    return m._result(a, D.cast(ops[int(cmp_type)](a.data.astype(np.float32), y).astype(np.float32), a.dtype))
+
+
+def _sel(m, mask, a, b, tmp):
+    if m.head and tmp is None:
+        raise KernelError("pl operation 'sel': sel() missing 1 required positional argument: 'tmp'")
+    return m._result(a, np.where(mask.data != 0, a.data, b.data))
 
 
 def loop_index(m, i):
