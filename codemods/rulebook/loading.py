@@ -89,6 +89,7 @@ class ApiTable:
     # later (the step is skipped unless a `needs` form is there too).
     needs: tuple[str, ...] = ()
     done: tuple[str, ...] = ()
+    tensor_kernels: bool = False  # tensor-level ops inside a kernel are lowered by the compiler
 
     def removed(self) -> dict[str, Op]:
         return {n: op for n, op in self.ops.items() if op.kind == "removed"}
@@ -295,6 +296,7 @@ def load_api(rules_dir: Path | None = None, step: str | None = None) -> ApiTable
         step=step,
         needs=tuple(detect.get("needs", ())),
         done=tuple(detect.get("done", ())),
+        tensor_kernels=bool(data.get("tensor_kernels", False)),
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ...model.kernels import OpIndex
 from ...rulebook.loading import ApiTable, Rule, RuleFileError
 
 
@@ -21,12 +22,22 @@ class KeywordRename:
         if not isinstance(renames, dict) or not renames or not all(isinstance(v, str) for v in renames.values()):
             raise RuleFileError(f"{rule.path}: params.renames must map old keyword names to new ones")
         self.ops, self.renames = frozenset(ops), dict(renames)
+        # `params.module`: calls of another pypto module (`pypto.runtime`'s RunConfig) than the language's.
+        self.module = rule.params.get("module", "")
+
+    def begin(self, ctx) -> None:
+        if not self.module:
+            self.names = ctx.ops
+        elif self.module.split(".")[0] in (ctx.text or "pypto"):
+            self.names = OpIndex(ctx.module, self.module).ops
+        else:
+            self.names = {}
 
     def interest(self, ctx):
-        return [node for node, op in ctx.ops.items() if op in self.ops and type(node) is cst.Call]
+        return [node for node, op in self.names.items() if op in self.ops and type(node) is cst.Call]
 
     def leave_Call(self, original: cst.Call, updated: cst.Call, ctx) -> cst.Call | None:
-        if ctx.op_of(original.func) not in self.ops:
+        if self.names.get(original) not in self.ops:
             return None
         given = {a.keyword.value for a in updated.args if a.keyword is not None}
         args, changed = [], False
