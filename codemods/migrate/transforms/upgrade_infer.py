@@ -45,6 +45,7 @@ class Site:
     function: cst.FunctionDef
     ftype: str  # Opaque, InCore, Orchestration, ... ("jit" for @pl.jit functions)
     own: list[cst.CSTNode]  # its nodes outside nested statements
+    parents: tuple = ()  # the compound statements around it, outermost first
 
 
 @dataclass
@@ -74,7 +75,7 @@ def _infer(module: cst.Module, ops) -> Module:
         env: dict[str, Val] = {}
         for param in [*func.params.params, *func.params.kwonly_params]:
             env[param.name.value] = annotation_type(param.annotation.annotation, ops) if param.annotation else UNKNOWN_VAL
-        _walk(statements(func), env, func, ftype, info)
+        _walk(statements(func), env, func, ftype, info, ())
     return info
 
 
@@ -122,10 +123,11 @@ def annotation_type(node, ops) -> Val:
     return UNKNOWN_VAL
 
 
-def _walk(body, env: dict[str, Val], func, ftype: str, info: Module) -> None:
+def _walk(body, env: dict[str, Val], func, ftype: str, info: Module, parents: tuple) -> None:
     for statement in body:
         own, _ = own_and_nested(statement)
-        info.sites.append(Site(statement, dict(env), func, ftype, own))
+        info.sites.append(Site(statement, dict(env), func, ftype, own, parents))
+        inside = (*parents, statement)
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
                 _bind(small, env, info)
@@ -135,16 +137,16 @@ def _walk(body, env: dict[str, Val], func, ftype: str, info: Module) -> None:
             inner = dict(env)
             for n in names:
                 inner[n] = scalar("INDEX") if kind in LOOPS and len(names) == 1 else UNKNOWN_VAL
-            _walk(statements(statement), inner, func, ftype, info)
+            _walk(statements(statement), inner, func, ftype, info, inside)
             _merge(env, inner)
         elif isinstance(statement, (cst.If, cst.While, cst.With)):
             inner = dict(env)
-            _walk(statements(statement), inner, func, ftype, info)
+            _walk(statements(statement), inner, func, ftype, info, inside)
             _merge(env, inner)
             orelse = getattr(statement, "orelse", None)
             while orelse is not None:
                 other = dict(env)
-                _walk(statements(orelse), other, func, ftype, info)
+                _walk(statements(orelse), other, func, ftype, info, (*parents, orelse))
                 _merge(env, other)
                 orelse = getattr(orelse, "orelse", None) if isinstance(orelse, cst.If) else None
         elif isinstance(statement, cst.FunctionDef):
@@ -192,9 +194,7 @@ def _type(expr, env: dict[str, Val], info: Module) -> Val:
     if isinstance(expr, cst.Name):
         if expr.value in env:
             return env[expr.value]
-        if expr.value in info.constants or expr.value in ("True", "False"):
-            return CONST
-        return UNKNOWN_VAL
+        return CONST  # a closure value (module constant, builder parameter): the parser folds it
     if isinstance(expr, (cst.Integer, cst.Float)):
         return CONST
     if isinstance(expr, cst.Comparison):

@@ -1,0 +1,109 @@
+"""A name re-bound to a value of another type gets a name of its own (e2d0f78ae: "Cannot reassign
+'x' with a different type"; not in the catalogue, found by compiling the April library).
+
+At 2026-03 a name could be re-bound to a Tile or Tensor of another shape or dtype; at 2026-08 a
+function's names keep one type. The later binding and the uses it reaches are renamed, where
+that is provably local: every use it reaches lies after it in its own block, and the name is
+not read earlier in an enclosing loop (a loop-carried value would then change its name
+halfway). Anything else is flagged.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ...model.values import TENSOR, TILE
+from .upgrade_base import Upgrade
+
+
+class RebindNewType(Upgrade):
+    def begin(self, ctx) -> None:
+        super().begin(ctx)
+        by_function: dict[cst.FunctionDef, list] = {}
+        for site in self.info.sites:
+            by_function.setdefault(site.function, []).append(site)
+        for sites in by_function.values():
+            self._function(sites)
+
+    def scan(self, site) -> None:
+        pass
+
+    def _function(self, sites) -> None:
+        first: dict[str, tuple] = {}
+        renamed: dict[tuple, str] = {}  # (name, type) -> the name values of that type take
+        for i, site in enumerate(sites):
+            name, value = _binding(site.statement)
+            if name is None:
+                continue
+            new = self.info.type_of(value, site.env)
+            if new.kind not in (TENSOR, TILE) or new.shape is None or new.dtype is None:
+                continue
+            key = (new.kind, new.shape, new.dtype)
+            if name not in first:
+                first[name] = key
+                continue
+            if key == first[name]:
+                continue
+            uses = self._reached(sites, i, name)
+            if uses is None:
+                self.flag(site, f"`{name}` is re-bound to a {new.describe()}: e2d0f78ae refuses to change a name's "
+                                "type (\"Cannot reassign ... with a different type\"); give this value a name of its own")
+                continue
+            fresh = renamed.get((name, key)) or self.fresh(site, name)
+            renamed[(name, key)] = fresh
+            target = site.statement.body[0].targets[0].target if isinstance(site.statement.body[0], cst.Assign) \
+                else site.statement.body[0].target
+            self.rewrite(target, lambda n, f=fresh: n.with_changes(value=f))
+            for node in uses:
+                self.rewrite(node, lambda n, f=fresh: n.with_changes(value=f))
+
+    def _reached(self, sites, i: int, name: str):
+        """The Name nodes the binding at i reaches, or None when renaming them is not provably local."""
+        here = sites[i]
+        for loop in here.parents:
+            if isinstance(loop, (cst.For, cst.While)):
+                for before in sites[:i]:
+                    if loop in before.parents and _reads(before, name):
+                        return None  # read earlier in the loop: possibly the carried value
+        found = []
+        end = len(sites)
+        for j in range(i + 1, len(sites)):
+            site = sites[j]
+            if site.parents[:len(here.parents)] != here.parents:
+                end = j  # the block ended
+                break
+            found.extend(n for n in site.own if isinstance(n, cst.Name) and n.value == name and not _is_target(site, n))
+            if _binding(site.statement)[0] == name:
+                return found  # re-bound in the same block: later uses are that binding's
+        for site in sites[end:]:  # after the block nothing may read it before binding it anew
+            if _reads(site, name):
+                return None
+            if _binding(site.statement)[0] == name:
+                break
+        return found
+
+
+def _binding(statement):
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None, None
+    small = statement.body[0]
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+        return small.targets[0].target.value, small.value
+    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
+        return small.target.value, small.value
+    return None, None
+
+
+def _is_target(site, node) -> bool:
+    statement = site.statement
+    if isinstance(statement, cst.SimpleStatementLine):
+        small = statement.body[0]
+        if isinstance(small, cst.Assign):
+            return any(t.target is node for t in small.targets)
+        if isinstance(small, cst.AnnAssign):
+            return small.target is node
+    return False
+
+
+def _reads(site, name: str) -> bool:
+    return any(isinstance(n, cst.Name) and n.value == name and not _is_target(site, n) for n in site.own)
