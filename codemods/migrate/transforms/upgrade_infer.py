@@ -281,6 +281,18 @@ def _call(call: cst.Call, env, info: Module) -> Val:
         return Val(base.kind, codes(shape) if shape is not None else None, base.dtype)
     if name in ("min", "max") and family == "" and base.kind == SCALAR:
         return base
+    if name in ("matmul", "matmul_acc") and family != "tile":
+        lhs, rhs = (_arg(call, 1, "lhs"), _arg(call, 2, "rhs")) if name == "matmul_acc" else (first, _arg(call, 1, "rhs"))
+        a = _type(lhs, env, info) if lhs is not None else UNKNOWN_VAL
+        b = _type(rhs, env, info) if rhs is not None else UNKNOWN_VAL
+        out = _arg(call, 99, "out_dtype")
+        dtype = attr_name(out) if out is not None else "FP32"  # the cube accumulates in FP32
+        if a.kind == b.kind and a.kind in (TENSOR, TILE) and a.shape and b.shape and len(a.shape) == len(b.shape) == 2:
+            flags = {k: self_text(_arg(call, 99, k)) for k in ("a_trans", "b_trans")}
+            m = a.shape[1] if flags["a_trans"] == "True" else a.shape[0]
+            n = b.shape[0] if flags["b_trans"] == "True" else b.shape[1]
+            return Val(a.kind, (m, n), dtype)
+        return Val(a.kind, None, dtype) if a.kind in (TENSOR, TILE) else UNKNOWN_VAL
     if name == "dim":
         return scalar("INDEX")
     if name in ("cmp", "cmps"):
@@ -288,6 +300,10 @@ def _call(call: cst.Call, env, info: Module) -> Val:
     if name in ELEMENTWISE and base.kind in (TENSOR, TILE):
         return base
     return UNKNOWN_VAL
+
+
+def self_text(node) -> str:
+    return code(node) if node is not None else ""
 
 
 def is_int(val: Val) -> bool:

@@ -31,9 +31,10 @@ class RebindNewType(Upgrade):
     def _function(self, sites) -> None:
         first: dict[str, tuple] = {}
         renamed: dict[tuple, str] = {}  # (name, type) -> the name values of that type take
+        self._renamed_targets: set[int] = set()
         for i, site in enumerate(sites):
             name, value = _binding(site.statement)
-            if name is None:
+            if name is None or i in self._renamed_targets:
                 continue
             new = self.info.type_of(value, site.env)
             if new.kind not in (TENSOR, TILE) or new.shape is None or new.dtype is None:
@@ -44,7 +45,7 @@ class RebindNewType(Upgrade):
                 continue
             if key == first[name]:
                 continue
-            uses = self._reached(sites, i, name)
+            uses = self._reached(sites, i, name, key)
             if uses is None:
                 self.flag(site, f"`{name}` is re-bound to a {new.describe()}: e2d0f78ae refuses to change a name's "
                                 "type (\"Cannot reassign ... with a different type\"); give this value a name of its own")
@@ -57,13 +58,13 @@ class RebindNewType(Upgrade):
             for node in uses:
                 self.rewrite(node, lambda n, f=fresh: n.with_changes(value=f))
 
-    def _reached(self, sites, i: int, name: str):
+    def _reached(self, sites, i: int, name: str, key):
         """The Name nodes the binding at i reaches, or None when renaming them is not provably local."""
         here = sites[i]
         for loop in here.parents:
             if isinstance(loop, (cst.For, cst.While)):
-                for before in sites[:i]:
-                    if loop in before.parents and _reads(before, name):
+                for k, before in enumerate(sites[:i]):
+                    if loop in before.parents and _reads(before, name) and not _bound_before(sites, k, name, loop):
                         return None  # read earlier in the loop: possibly the carried value
         found = []
         end = len(sites)
@@ -73,14 +74,39 @@ class RebindNewType(Upgrade):
                 end = j  # the block ended
                 break
             found.extend(n for n in site.own if isinstance(n, cst.Name) and n.value == name and not _is_target(site, n))
-            if _binding(site.statement)[0] == name:
+            bound, value = _binding(site.statement)
+            if bound == name and site.parents == here.parents:
                 return found  # re-bound in the same block: later uses are that binding's
+            if bound == name:  # re-bound deeper (a loop, a branch): ours only if it keeps our type
+                t = self.info.type_of(value, site.env)
+                if (t.kind, t.shape, t.dtype) != key:
+                    return None
+                self._renamed_targets.add(j)
+                found.append(_target(site.statement))
+            elif any(isinstance(n, cst.Name) and n.value == name and _is_target(site, n) for n in site.own):
+                return None  # bound some other way (a tuple, an augmented assignment)
         for site in sites[end:]:  # after the block nothing may read it before binding it anew
             if _reads(site, name):
                 return None
             if _binding(site.statement)[0] == name:
                 break
         return found
+
+
+def _bound_before(sites, k: int, name: str, loop) -> bool:
+    """Is the read at k preceded, inside `loop`, by a binding of `name` in a block around it?"""
+    read = sites[k]
+    for site in reversed(sites[:k]):
+        if loop not in site.parents:
+            return False
+        if _binding(site.statement)[0] == name and read.parents[:len(site.parents)] == site.parents:
+            return True
+    return False
+
+
+def _target(statement):
+    small = statement.body[0]
+    return small.targets[0].target if isinstance(small, cst.Assign) else small.target
 
 
 def _binding(statement):
