@@ -237,7 +237,14 @@ def _subscript(expr: cst.Subscript, env, info) -> Val:
         lower = code(item.lower) if item.lower is not None else "0"
         upper = code(item.upper) if item.upper is not None else dim
         n = number(f"({upper}) - ({lower})", info)
-        shape.append(str(n) if n is not None else (upper if lower == "0" else f"{upper} - {lower}"))
+        if n is not None:
+            shape.append(str(n))
+        elif lower == "0":
+            shape.append(upper)
+        elif upper.replace(" ", "").startswith(lower.replace(" ", "") + "+"):
+            shape.append(upper.replace(" ", "")[len(lower.replace(" ", "")) + 1:])  # `k : k + N` is N long
+        else:
+            shape.append(f"{upper} - ({lower})")
     return Val(base.kind, tuple(shape), base.dtype)
 
 

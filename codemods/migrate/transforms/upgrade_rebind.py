@@ -14,6 +14,7 @@ import libcst as cst
 
 from ...model.values import TENSOR, TILE
 from .upgrade_base import Upgrade
+from .upgrade_infer import number
 
 
 class RebindNewType(Upgrade):
@@ -43,7 +44,7 @@ class RebindNewType(Upgrade):
             if name not in first:
                 first[name] = key
                 continue
-            if key == first[name]:
+            if not self._differs(key, first[name]):
                 continue
             uses = self._reached(sites, i, name, key)
             if uses is None:
@@ -57,6 +58,16 @@ class RebindNewType(Upgrade):
             self.rewrite(target, lambda n, f=fresh: n.with_changes(value=f))
             for node in uses:
                 self.rewrite(node, lambda n, f=fresh: n.with_changes(value=f))
+
+    def _differs(self, a, b) -> bool:
+        """Provably another type: kind, dtype or rank differ, or a dimension both sides know as a number."""
+        if a[0] != b[0] or a[2] != b[2] or len(a[1]) != len(b[1]):
+            return True
+        for x, y in zip(a[1], b[1]):
+            m, n = number(x, self.info), number(y, self.info)
+            if m is not None and n is not None and m != n:
+                return True
+        return False
 
     def _reached(self, sites, i: int, name: str, key):
         """The Name nodes the binding at i reaches, or None when renaming them is not provably local."""
@@ -79,7 +90,7 @@ class RebindNewType(Upgrade):
                 return found  # re-bound in the same block: later uses are that binding's
             if bound == name:  # re-bound deeper (a loop, a branch): ours only if it keeps our type
                 t = self.info.type_of(value, site.env)
-                if (t.kind, t.shape, t.dtype) != key:
+                if t.shape is None or self._differs((t.kind, t.shape, t.dtype), key):
                     return None
                 self._renamed_targets.add(j)
                 found.append(_target(site.statement))
