@@ -14,13 +14,25 @@ import libcst as cst
 
 from ...model.values import SCALAR, TENSOR, TILE
 from .upgrade_base import Upgrade, argument, positional
-from .upgrade_infer import Site, is_int
+from .upgrade_infer import Site, infer, is_int
 
 SPACE = cst.SimpleWhitespace(" ")
 
 
 class SubscriptKeepRank(Upgrade):
+    """Only in files that still mean the old subscripts: a file written after pypto #1343 (a
+    subscript with fewer indices than its value's rank, a subscript write whose value has the
+    reduced rank) already means numpy's, and is left as it is."""
+
+    def begin(self, ctx) -> None:
+        self.numpy = None
+        info = infer(ctx.module, ctx.ops)
+        self.numpy = any(_numpy_evidence(site, info) for site in info.sites)
+        super().begin(ctx)
+
     def scan(self, site: Site) -> None:
+        if self.numpy:
+            return
         for node in site.own:
             if not isinstance(node, cst.Subscript) or len(node.slice) < 2:
                 continue
@@ -81,6 +93,29 @@ class SubscriptKeepRank(Upgrade):
             shape.append(upper if lower == "0" else str(n) if n is not None else f"{upper} - ({lower})")
             offsets.append(lower)
         return self.expr(f"pl.slice({self.text(node.value)}, [{', '.join(shape)}], [{', '.join(offsets)}])")
+
+
+def _numpy_evidence(site: Site, info) -> bool:
+    for node in site.own:
+        if not isinstance(node, cst.Subscript):
+            continue
+        base = info.type_of(node.value, site.env)
+        if base.kind not in (TENSOR, TILE) or not base.shape:
+            continue
+        items = [e.slice for e in node.slice]
+        if len(items) < len(base.shape):
+            return True  # a partial subscript was an error before #1343
+    statement = site.statement
+    if isinstance(statement, cst.SimpleStatementLine) and isinstance(statement.body[0], cst.Assign):
+        small = statement.body[0]
+        target = small.targets[0].target
+        if isinstance(target, cst.Subscript):
+            base = info.type_of(target.value, site.env)
+            value = info.type_of(small.value, site.env)
+            dropped = sum(1 for e in target.slice if isinstance(e.slice, cst.Index))
+            if base.shape and value.shape and dropped and len(value.shape) == len(base.shape) - dropped:
+                return True  # the value has the reduced rank: written for numpy-style windows
+    return False
 
 
 def _keep_rank(node: cst.Subscript, hoisted: dict[int, str]) -> cst.Subscript:
