@@ -13,7 +13,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ...model.values import SCALAR, TENSOR, TILE
-from .upgrade_base import Upgrade, argument, positional
+from .upgrade_base import Upgrade, after_2026_03, argument, positional
 from .upgrade_infer import Site, infer, is_int
 
 SPACE = cst.SimpleWhitespace(" ")
@@ -136,7 +136,16 @@ def _keep_rank(node: cst.Subscript, hoisted: dict[int, str]) -> cst.Subscript:
 
 
 class LogicalNot(Upgrade):
+    """Only in files written for 2026-03 (c39): one that names anything c39 did not have
+    (`pl.at`, `pl.jit`, ...) was written after pypto #492 and already means the logical not."""
+
+    def begin(self, ctx) -> None:
+        self.later = after_2026_03(ctx)
+        super().begin(ctx)
+
     def scan(self, site: Site) -> None:
+        if self.later:
+            return
         for node in site.own:
             if not (isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not)):
                 continue

@@ -9,7 +9,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ...model.values import SCALAR, TENSOR, TILE
-from .upgrade_base import Upgrade, append_arg, argument, keyword, positional
+from .upgrade_base import Upgrade, after_2026_03, append_arg, argument, keyword, positional
 from .upgrade_infer import Site, is_int, number
 
 SCRATCH = "{name} = pl.create_tile([{shape}], dtype=pl.{dtype}, target_memory=pl.MemorySpace.Vec)"
@@ -147,7 +147,7 @@ class BoolCondition(Upgrade):
             self.rewrite(test, lambda new: cst.Name("True" if int(new.value, 0) else "False"))
             return
         t = self.info.type_of(test, site.env)
-        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and not after_2026_03(self.ctx):
             inner = self.info.type_of(test.expression, site.env)
             t = inner if is_int(inner) else t  # 2026-03: `not n` of an integer was an integer
         if is_int(t):
