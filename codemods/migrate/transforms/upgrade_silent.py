@@ -237,7 +237,7 @@ class OutParams(Upgrade):
                         target = t.target if isinstance(t, cst.AssignTarget) else t
                         if isinstance(target, cst.Name):
                             targets.add(id(target))
-                            if target.value in plain | outputs and not any(
+                            if target.value in plain | outputs and not _view(small.value, self.info) and not any(
                                     isinstance(n, cst.Name) and n.value == target.value and id(n) in destinations for n in site.own):
                                 rebinds.append((site, target.value))
                         elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
@@ -275,6 +275,12 @@ class OutParams(Upgrade):
         for a in node.args:
             if a.keyword is not None and directions.get(a.keyword.value, "In") != "In" and isinstance(a.value, cst.Name):
                 yield a.value.value, a.value, directions[a.keyword.value] == "InOut"
+
+
+def _view(value, info) -> bool:
+    """A reshape/slice/transpose re-binds a name to a view of storage it already names: no copy is dropped."""
+    op = info.op(value)
+    return op is not None and op.rpartition(".")[2] in ("reshape", "transpose", "slice", "view")
 
 
 def _head(annotation):
