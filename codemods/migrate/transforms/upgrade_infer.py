@@ -160,6 +160,8 @@ def _merge(env: dict, inner: dict) -> None:
     for name, val in inner.items():
         if name not in env:
             env[name] = val
+        elif env[name] != val and val.kind == env[name].kind == SCALAR and "const" in (val.dtype, env[name].dtype):
+            env[name] = val if env[name].dtype == "const" else env[name]  # a literal takes the other side's dtype
         elif env[name] != val:
             env[name] = env[name] if (env[name].kind, env[name].shape, env[name].dtype) == (val.kind, val.shape, val.dtype) else (
                 Val(val.kind, val.shape if val.shape == env[name].shape else None, val.dtype if val.dtype == env[name].dtype else None)
