@@ -117,25 +117,6 @@ class RowScratch(_Scratch):
                 self.rewrite(args[1].value, lambda new, tmp=tmp: cst.Name(tmp))
 
 
-class RowExpand(Upgrade):
-    """`pl.row_expand(x)` -> `pl.row_expand(x, x[:, 0:1])`: column 0 spread over x's shape."""
-
-    def scan(self, site: Site) -> None:
-        for call, op in self.calls(site, "row_expand"):
-            args = positional(call)
-            if len(args) != 1 or len(call.args) != 1:
-                continue
-            x = args[0].value
-            if isinstance(x, cst.Name):
-                src = x.value
-            else:
-                src = self.fresh(site, "expand_src")
-                self.before(site, f"{src} = {self.text(x)}")
-            self.rewrite(call, lambda new, src=src: new.with_changes(args=[
-                cst.Arg(cst.Name(src), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
-                cst.Arg(cst.parse_expression(f"{src}[:, 0:1]"))]))
-
-
 class BoolCondition(Upgrade):
     """`if n:` / `while n:` on an integer scalar -> `n != 0`; `if 1:` -> `if True:`."""
 
