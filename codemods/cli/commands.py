@@ -320,8 +320,10 @@ def _error_line(error: str) -> str:
 @click.option("--poison", type=click.Choice(["garbage", "nan", "zero"]), default="garbage", show_default=True,
               help="What uninitialised memory holds: finite garbage, NaN (shows fragile zero-inits), or zeros "
                    "(for kernels whose results depend on it).")
-def verify_command(original, migrated, sets, inputs, seed, poison) -> None:
-    """Run ORIGINAL (old API) and MIGRATED (2026-03 API) on the same inputs and compare.
+@click.option("--target", "verify_target", type=click.Choice(["2026-03", "2026-08"]), default="2026-03", show_default=True,
+              help="The pypto version whose meaning MIGRATED is run with (subscripts, `not`, output parameters).")
+def verify_command(original, migrated, sets, inputs, seed, poison, verify_target) -> None:
+    """Run ORIGINAL (old API) and MIGRATED (the --target API) on the same inputs and compare.
 
     Exit 3 means: equivalent where the original's valid_shape masking still applies, different
     only in rows it never wrote. Sizes: --set/--input over the file's own `# pypto-migrate: verify`
@@ -341,7 +343,7 @@ def verify_command(original, migrated, sets, inputs, seed, poison) -> None:
         config = find([original, migrated])
     except ConfigError as exc:
         raise Fatal(str(exc))
-    verdict = verify(texts[0], texts[1], _settings(sets, inputs, seed, poison, defaults=config), load_api())
+    verdict = verify(texts[0], texts[1], _settings(sets, inputs, seed, poison, defaults=config), load_api(), verify_target)
     _stdout(verdict.message + "\n")
     sys.exit(verdict.code)
 

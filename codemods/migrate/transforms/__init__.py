@@ -15,6 +15,7 @@ from .renames import FlagMember, JitMethodRename, ModuleMemberRename, OpRename
 from .planned import KINDS as PLANNED
 from .members import MemberRename, UnknownMember
 from .regions import WrapIncore
+from .upgrade_kinds import KINDS as UPGRADE
 
 KINDS = {
     "call-pattern": CallPattern,
@@ -28,6 +29,7 @@ KINDS = {
     "member-rename": MemberRename,
     "unknown-member": UnknownMember,
     **PLANNED,
+    **UPGRADE,
 }
 
 
