@@ -13,7 +13,6 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote
 
 from .. import __version__
 from ..run.runner import Outcome, Summary, _count
@@ -316,6 +315,8 @@ def sarif_report(outcomes: list[Outcome], rules, written: bool, exit_code: int) 
 
 
 def _uri(display: str) -> str:
+    from urllib.parse import quote  # SARIF only: not on the path of every text run
+
     return quote(display, safe="/")
 
 

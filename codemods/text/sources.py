@@ -24,6 +24,9 @@ class FileProblem(Exception):
 
 def display_path(path: Path) -> str:
     """How a file is named to the user: relative to the current folder when under it."""
+    name = os.fspath(path)
+    if not os.path.isabs(name) and not (rel := os.path.normpath(name)).startswith(".."):
+        return Path(rel).as_posix()  # what relpath gives, without asking for the current folder
     rel = os.path.relpath(path)
     return Path(rel).as_posix() if not rel.startswith("..") else Path(os.path.abspath(path)).as_posix()
 
