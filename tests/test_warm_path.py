@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from codemods.cli.console import PlainConsole, _rich_console, make_console
+from codemods.cli.formats import plain_table
 from codemods.run.discovery import discover
 from conftest import FIXTURES
 
@@ -107,3 +108,29 @@ def test_discovery_takes_links_and_skips_what_it_did(tmp_path):
     found = discover([root / "pkg"], skipped)
     assert [p.relative_to(root).as_posix() for p in found] == ["pkg/a.py", "pkg/link.py", "pkg/sub/b.py"]
     assert sorted(line.rsplit(": skipped: ", 1)[1] for line in skipped) == ["broken symlink", "not a regular file (a named pipe)"]
+
+
+CELL = st.text(st.characters(min_codepoint=32, max_codepoint=126), min_size=1, max_size=12).map(str.strip).filter(bool)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 4).flatmap(lambda n: st.tuples(
+    st.lists(CELL, min_size=n + 1, max_size=n + 1, unique=True),
+    st.lists(st.lists(CELL, min_size=n + 1, max_size=n + 1).map(tuple), min_size=1, max_size=5),
+    st.sets(st.integers(0, n - 1)),
+)))
+def test_the_plain_rule_table_is_the_one_rich_drew(case):
+    from rich.table import Table
+    from rich.text import Text
+
+    header, rows, right_at = case
+    right = {header[i] for i in right_at} | {header[-1]}
+    plain = plain_table(tuple(header), rows, right)
+    drawn = io.StringIO()
+    table = Table(box=None, pad_edge=False, show_header=True, header_style="bold")
+    for column in header:
+        table.add_column(column, justify="right" if column in right else "left")
+    for cells in rows:
+        table.add_row(*(Text(c) for c in cells))
+    _rich_console(drawn, False).print(table)
+    assert plain is not None and plain + "\n" == drawn.getvalue()

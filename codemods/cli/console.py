@@ -22,6 +22,7 @@ from ..text.diffs import lines_of
 
 COLORS = ("auto", "always", "never")
 PROGRESS_MIN_FILES = 10  # fewer files finish before a bar would be worth drawing
+PLAIN_WIDTH = 200  # off a terminal: what rich's tables fit in (and lines are never wrapped)
 
 
 def wants_color(choice: str, stream) -> bool:
@@ -52,7 +53,7 @@ def _rich_console(stream, color: bool):
     from rich.console import Console
 
     # Off a terminal rich would wrap at 80 columns and split the lines CI logs are grepped for.
-    width = None if _isatty(stream) else 200
+    width = None if _isatty(stream) else PLAIN_WIDTH
     return Console(
         file=stream, markup=False, highlight=False, emoji=False, soft_wrap=True, width=width,
         force_terminal=color, no_color=not color, color_system="auto" if color else None,
