@@ -111,11 +111,11 @@ def _cache(job: Job) -> ResultCache | None:
     return ResultCache(job.cache_dir, key)
 
 
-def _migration(data: bytes, text: str, job: Job, entry: dict | None = None):
+def _migration(data: bytes, text: str, job: Job, entry: dict | None = None, key: str = ""):
     """The migration of a file's text and the body of its diff: from the cache when it holds
-    them (`entry`, when the caller looked already), else computed and kept there."""
+    them (`entry` under `key`, when the caller looked already), else computed and kept there."""
     cache = _cache(job)
-    key = cache.content_key(data) if cache is not None else ""
+    key = key or (cache.content_key(data) if cache is not None else "")
     if cache is not None:
         entry = entry if entry is not None else cache.get(key)
         if entry is not None:
@@ -136,20 +136,20 @@ def _migration(data: bytes, text: str, job: Job, entry: dict | None = None):
     return result, body
 
 
-def process(path: Path, job: Job, known: tuple[bytes, dict] | None = None, text: str | None = None,
+def process(path: Path, job: Job, known: tuple[bytes, dict, str] | None = None, text: str | None = None,
             display: str | None = None) -> Outcome:
-    """One file, start to end. `known`: its bytes and cache entry, when the caller has them;
+    """One file, start to end. `known`: its bytes, cache entry and key, when the caller has them;
     `text` (stdin): that text stands for the file and is never written."""
     started = time.perf_counter()
     outcome = Outcome(display or display_path(path))
     stdin = text is not None
     try:
         if stdin:
-            data, entry = text.encode("utf-8"), None
+            data, entry, key = text.encode("utf-8"), None, ""
         else:
-            data, entry = known if known is not None else (read_bytes(path, job.max_file_size), None)
+            data, entry, key = known if known is not None else (read_bytes(path, job.max_file_size), None, "")
             text = decode(data)
-        result, body = _migration(data, text, job, entry)
+        result, body = _migration(data, text, job, entry, key)
         if stdin:
             outcome.output = result.output
         outcome.edits = sorted(result.edits, key=lambda e: (e.line, e.column))
@@ -288,8 +288,8 @@ def _done(outcome: Outcome, on_done) -> Outcome:
     return outcome
 
 
-def _look(path: Path, job: Job) -> tuple[float, tuple[bytes, dict] | None]:
-    """A file's expected cost, or 0 and its bytes and cache entry when the cache holds its
+def _look(path: Path, job: Job) -> tuple[float, tuple[bytes, dict, str] | None]:
+    """A file's expected cost, or 0 and its bytes, cache entry and key when the cache holds its
     result (0 and nothing for a file that cannot be read: `process` says why)."""
     try:
         data = read_bytes(path, job.max_file_size)
@@ -297,9 +297,10 @@ def _look(path: Path, job: Job) -> tuple[float, tuple[bytes, dict] | None]:
         return 0.0, None
     cache = _cache(job)
     if cache is not None and job.verify is None and job.compile is None:
-        entry = cache.get(cache.content_key(data))
+        key = cache.content_key(data)
+        entry = cache.get(key)
         if entry is not None:
-            return 0.0, (data, entry)
+            return 0.0, (data, entry, key)
     return len(data) * (KERNEL_COST if b"pypto" in data else PLAIN_COST) + 1e-9, None
 
 
