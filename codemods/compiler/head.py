@@ -80,7 +80,7 @@ def lower(name: str, fn, sets: dict, stage: str, folder: Path, out: dict, where)
                 kwargs[missing.group("name")] = pl.RUNTIME
                 runtime.append(missing.group("name"))
             except BaseException as exc:
-                record_failure(exc, name, out, where)
+                record_failure(exc, name, out, where, first_line(fn))
                 return None
         return None
     finally:
@@ -96,6 +96,12 @@ def _parsed(fn, kwargs: dict, pl) -> object:
         specialization.per_func_dyn, pl,
     )
     return program
+
+
+def first_line(fn) -> int | None:
+    """Where a jit function's definition starts (its first decorator), in the user's file."""
+    code = getattr(getattr(fn, "_func", None), "__code__", None)
+    return code.co_firstlineno if code is not None else None
 
 
 def parameters(fn) -> set[str]:
@@ -152,8 +158,13 @@ def memory(dump: Path) -> list[dict]:
     return records
 
 
-def record_failure(exc: BaseException, name: str, out: dict, where) -> None:
-    out["errors"].append(where.finding(exc, f"compiling {name}"))
+def record_failure(exc: BaseException, name: str, out: dict, where, line: int | None = None) -> None:
+    """The error at the user's line; a C++ check of a pass names no line of the user's, so it
+    is put on `line` (the function or builder that was being compiled) rather than line 1."""
+    finding = where.finding(exc, f"compiling {name}")
+    if line and (finding["line"], finding["column"]) == (1, 1):
+        finding = dict(finding, line=line)
+    out["errors"].append(finding)
     if _OVERFLOW.search(str(exc)):
         out["notes"].append(
             f"{name}: an overflow stops this compiler's pipeline at the first memory space that does "

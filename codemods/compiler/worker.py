@@ -140,7 +140,8 @@ def compile_file(request: dict) -> dict:
     if unknown:
         out["notes"].append(f"--set {', '.join(unknown)}: no module constant or builder parameter of that name")
     if newest:
-        return _compile_newest(programs, module.__dict__, jit_names, sets, request["stage"], workdir, out, where)
+        lines = {n.name: n.lineno for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+        return _compile_newest(programs, module.__dict__, jit_names, sets, request["stage"], workdir, out, where, lines)
     out["programs"] = [name for name, _ in programs]
     if request["stage"] == "passes":
         for i, (name, program) in enumerate(programs):
@@ -148,7 +149,7 @@ def compile_file(request: dict) -> dict:
     return out
 
 
-def _compile_newest(programs, module_dict, jit_names, sets, stage, workdir: Path, out: dict, where) -> dict:
+def _compile_newest(programs, module_dict, jit_names, sets, stage, workdir: Path, out: dict, where, lines) -> dict:
     """The 2026-08 compiler: built programs through the pass pipeline, entry @pl.jit functions
     through `.lower()`; memory from the memory map's reading of the IR, structure audited."""
     compiled = []
@@ -161,7 +162,7 @@ def _compile_newest(programs, module_dict, jit_names, sets, stage, workdir: Path
             dump = head.run_passes(name, program, folder)
         except BaseException as exc:
             compiled.append(name)
-            head.record_failure(exc, name, out, where)
+            head.record_failure(exc, name, out, where, lines.get(name))
             continue
         compiled.append(name)
         _read_dump(name, dump, head.last_dump(folder), out)
