@@ -1,6 +1,7 @@
 # `make demo`: install into .venv and print the dry-run diff of the shipped DeepSeek kernels.
 # `make test`: the whole test suite.
-# `make real`: the scoreboard of the real corpus (../shared/corpus) through migrate, the compiler and verify.
+# `make real`: the scoreboard of the real corpus (../shared/corpus) through migrate, the compiler and verify;
+#   then the version upgrade: each pypto-lib snapshot and DeepSeek migrated to 2026-08, judged by that compiler.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -47,6 +48,7 @@ bench: install
 
 real: install
 	$(BIN)/python benchmarks/real_corpus.py $(ARGS)
+	$(BIN)/python benchmarks/real_versions.py $(ARGS)
 
 clean:
 	rm -rf $(VENV) $(HEAD_VENV) build *.egg-info .pytest_cache .hypothesis
