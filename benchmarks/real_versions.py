@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -44,6 +45,7 @@ from real_corpus import (  # noqa: E402
 TARGET = "2026-08"
 SNAPSHOTS = CORPUS / "pypto-lib"
 DEEPSEEK = CORPUS / "deepseek"
+_ELSEWHERE = re.compile(r"\(in (?P<file>.+?):(?P<line>\d+):(?P<col>\d+)\)$")
 GOAL = 0.9  # the share of program-building files the newest compiler must parse and pass (issue 14)
 
 
@@ -141,11 +143,24 @@ def judge(row: Row, path: Path, python: str | None) -> None:
         row.structure = "clean" if not result.structure else str(len(result.structure))
         row.detail.extend(f"{row.file}: structure: {p.function}: {p.message}" for p in result.structure)
         return
-    unmarked = [e for e in result.errors if not under_review_marker(text, e.line)]
+    unmarked = [e for e in result.errors if not marked(text, e)]
     row.marked = "no" if unmarked or not result.errors else "yes"
     for e in result.errors[:3]:
-        flag = "" if under_review_marker(text, e.line) else "  [no review marker]"
+        flag = "" if marked(text, e) else "  [no review marker]"
         row.detail.append(f"{row.file}:{e.line}:{e.column}: {e.message[:300]}{flag}")
+
+
+def marked(text: str, error) -> bool:
+    """Whether a review marker stands at the line the compiler names: in this file, or in the
+    module it imports where the error is (the worker says `(in FILE:LINE:COL)` then)."""
+    elsewhere = _ELSEWHERE.search(error.message)
+    if elsewhere is None:
+        return under_review_marker(text, error.line)
+    try:
+        other = Path(elsewhere.group("file")).read_text(encoding="utf-8-sig")
+    except OSError:
+        return False
+    return under_review_marker(other, int(elsewhere.group("line")))
 
 
 def section(source: Path, title: str, work: Path, jobs: int, python: str | None, sizes: dict | None = None) -> Section:

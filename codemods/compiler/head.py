@@ -75,7 +75,7 @@ def lower(name: str, fn, sets: dict, stage: str, folder: Path, out: dict, where)
             except TypeError as exc:
                 missing = _NO_VALUE.search(str(exc))
                 if missing is None or missing.group("name") in kwargs:
-                    out["errors"].append(where.finding(exc, f"{name}.lower() failed"))
+                    record_failure(exc, name, out, where, first_line(fn))
                     return None
                 kwargs[missing.group("name")] = pl.RUNTIME
                 runtime.append(missing.group("name"))
