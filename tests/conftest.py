@@ -40,8 +40,11 @@ def run_rules(rules, api):
     """Migrate a text with all rules (or the ones named), the way the runner does."""
     known = frozenset(r.id for r in rules) | {LEFTOVER_ID}
 
+    from codemods.rulebook.loading import DEFAULT_TARGET
+
     def apply(text: str, only: tuple[str, ...] = ()):
-        chosen = tuple(r for r in rules if not only or r.id in only or r.name in only)
+        # Without names, the rules of the default target's step, as `run` without --target.
+        chosen = tuple(r for r in rules if ((r.id in only or r.name in only) if only else r.step == DEFAULT_TARGET))
         return migrate(text, chosen, api, known)
 
     return apply

@@ -144,7 +144,7 @@ class StrictChecker:
         spec = self.api.ops.get(op)
         pos = [a.value for a in node.args if a.keyword is None]
         kw = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
-        if op in ("range", "parallel", "unroll", "auto_incore", "incore"):
+        if op in ("range", "parallel", "unroll", "auto_incore", "incore", "at"):
             for p in pos:
                 self._expr(p, env, region, stmt)
             return Val(SCALAR)
@@ -214,7 +214,7 @@ class StrictChecker:
         tile_involved = result.kind == TILE or any(v.kind == TILE for v in vals)
         if region is None and tile_involved and op != "store":
             self._bad(node, f"tile op pl.{op} in orchestration: it belongs inside a kernel region")
-        if region is not None:
+        if region is not None and not self.api.tensor_kernels:
             if op == "tensor.read" or (op == "read" and vals and vals[0].kind == TENSOR):
                 self._bad(node, "pl.tensor.read inside a kernel breaks the lowering: load the tensor and use pl.tile.read")
             if op == "create_tensor":

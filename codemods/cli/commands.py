@@ -55,6 +55,31 @@ def _discover(paths) -> list[Path]:
     return files
 
 
+version_options = [
+    click.option("--target", metavar="STEP", help="The pypto version to migrate to: 2026-03 (c39fe714a) or 2026-08 "
+                 "(e2d0f78ae); default: [tool.pypto-migrate] target, else 2026-03."),
+    click.option("--from", "start", metavar="STEP", help="Start at this version step instead of the one read off each "
+                 "file's code: 2026-03 applies every step (code older than 2026-03-09), 2026-08 only the last."),
+]
+
+
+def _steps(target, start, config) -> tuple[str, str]:
+    """The target and the starting step: the command line over the configuration."""
+    from ..migrate.steps import StepError, check_step
+    from ..rulebook.loading import DEFAULT_TARGET
+
+    try:
+        chosen = check_step(target or config.target or DEFAULT_TARGET)
+        first = check_step(start, what="--from step") if start else ""
+    except StepError as exc:
+        if not target and config.target:
+            raise Fatal(f"{config.where('target')}: {exc}")
+        raise click.UsageError(str(exc))
+    except RuleFileError as exc:
+        raise Fatal(f"broken rule file: {exc}")
+    return chosen, first
+
+
 selection = [
     click.option("--select", multiple=True, metavar="RULE[,RULE...]", help="Only these rules (id or name)."),
     click.option("--ignore", multiple=True, metavar="RULE[,RULE...]", help="Not these rules (id or name)."),
@@ -153,12 +178,8 @@ compile_option = click.option(
          "also the pass pipeline, its memory report and a structure audit). This IMPORTS each kernel module, so "
          "its module-level code runs (in a child process).",
 )
-TARGETS = ("2026-03", "2026-08")
 compile_options = [
     compile_option,
-    click.option("--target", "target", type=click.Choice(TARGETS), default=None, metavar="VERSION",
-                 help="The pypto version to check against: 2026-03 (c39fe714a, the default) or 2026-08 (e2d0f78ae). "
-                      "--compile then needs that version's compiler and says so when the installed one is another."),
     click.option("--compiler-python", type=click.Path(dir_okay=False, path_type=str), default=None, metavar="PATH",
                  help="The Python whose pypto --compile runs (default: $PYPTO_PYTHON, else compiler-python in "
                       "[tool.pypto-migrate], else the tool's own): the two compilers cannot share an environment."),
@@ -176,12 +197,11 @@ def _compile_stage(stage, paths) -> tuple[str | None, tuple[Path, ...]]:
     return stage, paths
 
 
-def _compiler(stage, target, python, config) -> tuple[str, str | None]:
-    """The target and the Python of --compile; exit 2 with one line unless that Python's
-    pypto is the target's."""
-    from ..compiler.installed import DEFAULT_TARGET, compiler_python
+def _compiler(stage, target, python, config) -> str | None:
+    """The Python of --compile (None: ours); exit 2 with one line unless that Python's pypto
+    is the target's."""
+    from ..compiler.installed import compiler_python
 
-    target = target or DEFAULT_TARGET
     python = compiler_python(python, config.compiler_python)
     python = None if python == sys.executable else python
     if stage is not None:
@@ -195,7 +215,7 @@ def _compiler(stage, target, python, config) -> tuple[str, str | None]:
         except CompilerMismatch as exc:
             _console().print(f"error: {exc}")
             sys.exit(2)
-    return target, python
+    return python
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -248,10 +268,12 @@ def _prepare(paths, select, ignore, sets, inputs, stdin_filename, verify=False):
 @_with(compile_options)
 @_with(size_options)
 @_with(selection)
+@_with(version_options)
 @_with(output_options)
 @_with(run_options)
-def run_command(paths, write, diff_file, verify, interactive, stage, target, compiler_python, sets, inputs, select, ignore,
-                jobs, fmt, exit_zero, quiet, verbose, color, stdin_filename, force_exclude, no_cache, max_file_size) -> None:
+def run_command(paths, write, diff_file, verify, interactive, stage, compiler_python, sets, inputs, select, ignore, jobs,
+                target, start, fmt, exit_zero, quiet, verbose, color, stdin_filename, force_exclude, no_cache,
+                max_file_size) -> None:
     """Migrate PATH... : print a unified diff (dry run) or, with --write, apply it. PATH `-` reads stdin.
 
     With --compile, a file the compiler rejects is not written, unless every rejection is on a
@@ -261,15 +283,16 @@ def run_command(paths, write, diff_file, verify, interactive, stage, target, com
 
     stage, paths = _compile_stage(stage, paths)
     config, rules, narrowed, settings = _prepare(paths, select, ignore, sets, inputs, stdin_filename, verify)
-    target, compiler_python = _compiler(stage, target, compiler_python, config)
+    target, start = _steps(target, start, config)
+    compiler_python = _compiler(stage, target, compiler_python, config)
     stdin = reads_stdin(paths)
     if stdin and (interactive or (write and fmt != "text")):
         raise click.UsageError("with `-`, --write prints the migrated source: use --format text; --interactive needs files")
     ui = Ui.make(quiet, verbose, color)
     job = Job(tuple(r.id for r in rules), write=write and not interactive, strict=not narrowed, verify=settings,
               compile=None if interactive else stage, compile_sets=_settings(sets, inputs).sets if stage or sets or inputs else {},
-              compile_target=target, compiler_python=compiler_python, size_defaults=config.sets,
-              max_file_size=max_file_size, cache_dir=_cache_dir(no_cache))
+              compiler_python=compiler_python, size_defaults=config.sets,
+              max_file_size=max_file_size, cache_dir=_cache_dir(no_cache), target=target, start=start)
     diff_out = _diff_file(diff_file, paths) if diff_file is not None else None  # before anything is written
     files, outcomes = migrate_all(paths, job, jobs, config, force_exclude, ui, stdin_filename)
     if diff_out is not None:
@@ -288,9 +311,10 @@ def run_command(paths, write, diff_file, verify, interactive, stage, target, com
 @optional_paths
 @_with(compile_options)
 @_with(selection)
+@_with(version_options)
 @_with(output_options)
 @_with(run_options)
-def check_command(paths, stage, target, compiler_python, select, ignore, jobs, fmt, exit_zero, quiet, verbose, color,
+def check_command(paths, stage, compiler_python, select, ignore, jobs, target, start, fmt, exit_zero, quiet, verbose, color,
                   stdin_filename, force_exclude, no_cache, max_file_size) -> None:
     """Exit 1 if any file would change or needs a person (for CI); writes nothing. PATH `-` reads stdin."""
     from .formats import finish
@@ -298,11 +322,12 @@ def check_command(paths, stage, target, compiler_python, select, ignore, jobs, f
 
     stage, paths = _compile_stage(stage, paths)
     config, rules, narrowed, _ = _prepare(paths, select, ignore, (), (), stdin_filename)
-    target, compiler_python = _compiler(stage, target, compiler_python, config)
+    target, start = _steps(target, start, config)
+    compiler_python = _compiler(stage, target, compiler_python, config)
     ui = Ui.make(quiet, verbose, color)
-    job = Job(tuple(r.id for r in rules), strict=not narrowed, compile=stage, compile_target=target,
-              compiler_python=compiler_python, size_defaults=config.sets,
-              max_file_size=max_file_size, cache_dir=_cache_dir(no_cache))
+    job = Job(tuple(r.id for r in rules), strict=not narrowed, compile=stage, compiler_python=compiler_python,
+              size_defaults=config.sets, max_file_size=max_file_size, cache_dir=_cache_dir(no_cache), target=target,
+              start=start)
     _, outcomes = migrate_all(paths, job, jobs, config, force_exclude, ui, stdin_filename)
     sys.exit(finish(ui, fmt, outcomes, rules, "check", exit_zero=exit_zero, stdin=reads_stdin(paths)))
 
@@ -343,8 +368,10 @@ def _error_line(error: str) -> str:
 @click.option("--poison", type=click.Choice(["garbage", "nan", "zero"]), default="garbage", show_default=True,
               help="What uninitialised memory holds: finite garbage, NaN (shows fragile zero-inits), or zeros "
                    "(for kernels whose results depend on it).")
-def verify_command(original, migrated, sets, inputs, seed, poison) -> None:
-    """Run ORIGINAL (old API) and MIGRATED (2026-03 API) on the same inputs and compare.
+@click.option("--target", "verify_target", type=click.Choice(["2026-03", "2026-08"]), default="2026-03", show_default=True,
+              help="The pypto version whose meaning MIGRATED is run with (subscripts, `not`, output parameters).")
+def verify_command(original, migrated, sets, inputs, seed, poison, verify_target) -> None:
+    """Run ORIGINAL (old API) and MIGRATED (the --target API) on the same inputs and compare.
 
     Exit 3 means: equivalent where the original's valid_shape masking still applies, different
     only in rows it never wrote. Sizes: --set/--input over the file's own `# pypto-migrate: verify`
@@ -364,7 +391,7 @@ def verify_command(original, migrated, sets, inputs, seed, poison) -> None:
         config = find([original, migrated])
     except ConfigError as exc:
         raise Fatal(str(exc))
-    verdict = verify(texts[0], texts[1], _settings(sets, inputs, seed, poison, defaults=config), load_api())
+    verdict = verify(texts[0], texts[1], _settings(sets, inputs, seed, poison, defaults=config), load_api(), verify_target)
     _stdout(verdict.message + "\n")
     sys.exit(verdict.code)
 

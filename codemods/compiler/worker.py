@@ -188,7 +188,7 @@ def _read_dump(name: str, memory_dump: Path, final: Path | None, out: dict) -> N
         out["notes"].append(f"{name}: the pass pipeline dumped no IR to audit")
         return
     try:
-        problems = audit_dump(final.read_text(encoding="utf-8"), load_api())
+        problems = audit_dump(final.read_text(encoding="utf-8"), load_api(None, "2026-08"))
     except SyntaxError as exc:
         out["notes"].append(f"{name}: the IR dump {final.name} could not be read ({exc.msg} at line {exc.lineno}); structure not audited")
         return

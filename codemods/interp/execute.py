@@ -20,6 +20,7 @@ from functools import partial
 import numpy as np
 
 from . import dtypes as D
+from . import versions
 from .language import Spec, build, installed
 from .ops import Machine
 from .sources import SetupError, SizeError, builders, is_program, module_names, override_constants  # noqa: F401
@@ -73,9 +74,10 @@ def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
     tree = override_constants(ast.parse(text, path), settings.sets, path)
     builder = _builder(tree)
     called = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self"}
-    tree = _Annotations().visit(tree)
+    tree = versions.Syntax().visit(_Annotations().visit(tree))
     ast.fix_missing_locations(tree)
-    namespace = {"__name__": "pypto_migrate_kernel", "__file__": path, ANNOTATED: partial(_annotated, machine)}
+    namespace = {"__name__": "pypto_migrate_kernel", "__file__": path, ANNOTATED: partial(_annotated, machine),
+                 **versions.helpers(machine)}
     with installed(build(machine)), active(machine):
         try:
             exec(compile(tree, path, "exec", dont_inherit=True), namespace)  # not our __future__ flags
@@ -186,15 +188,28 @@ def make_inputs(specs: dict[str, Spec], settings: Settings) -> dict[str, np.ndar
 
 def run(program: Program, inputs: dict[str, np.ndarray]) -> dict[str, Tensor]:
     """Call the entry with fresh copies of the inputs; every Tensor it could write, by name."""
-    tensors = {name: Tensor(inputs[name].copy(), np.zeros(inputs[name].shape, dtype=bool), name)
-               for name, spec in program.specs.items() if spec.kind == "Tensor"}
+    machine = program.machine
+    head = machine is not None and machine.head
+    tensors = {}
+    for name, spec in program.specs.items():
+        if spec.kind != "Tensor":
+            continue
+        data = inputs[name].copy()
+        if head and spec.direction == "out":  # 2026-08: an Out tensor is not copied in
+            data = machine.uninitialised(data.shape, spec.dtype)
+        tensors[name] = Tensor(data, np.zeros(inputs[name].shape, dtype=bool), name)
     scalars = {name: inputs[name].item() for name, spec in program.specs.items() if spec.kind == "Scalar"}
     with active(program.machine) if program.machine is not None else contextlib.nullcontext():
         result = program.entry(**tensors, **scalars)
     outputs = {name: t for name, t in tensors.items() if program.specs[name].direction in ("out", "inout")}
+    for name, t in tensors.items():
+        if name not in outputs and t.written.any():
+            # Up to 2026-03 a written parameter is copied back whatever its annotation; at
+            # 2026-08 only Out/InOut ones are, and the host reads zeros for the others.
+            outputs[name] = Tensor(np.zeros_like(t.data), t.written, name) if head else t
     results = result if isinstance(result, tuple) else (result,)
     for i, value in enumerate(results):
-        if isinstance(value, Tensor) and not any(value.data is t.data for t in outputs.values()):
+        if isinstance(value, Tensor) and not any(value.data is t.data for t in (*outputs.values(), *tensors.values())):
             outputs[f"return[{i}]" if len(results) > 1 else "return"] = value
     return outputs
 

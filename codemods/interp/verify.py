@@ -18,7 +18,7 @@ import numpy as np
 from ..rulebook.loading import ApiTable
 from . import execute
 from .execute import Settings, SetupError, SizeError
-from .ops import OLD, STRICT, Machine
+from .ops import HEAD, OLD, STRICT, Machine
 from .values import KernelError
 
 EQUIVALENT, MISMATCH, SETUP, MASKED = 0, 1, 2, 3
@@ -30,13 +30,18 @@ class Verdict:
     message: str
 
 
-def verify(original: tuple[str, str], migrated: tuple[str, str], settings: Settings, api: ApiTable) -> Verdict:
-    """`original` and `migrated` are (path, text) pairs."""
+PROFILES = {"2026-03": STRICT, "2026-08": HEAD}
+
+
+def verify(original: tuple[str, str], migrated: tuple[str, str], settings: Settings, api: ApiTable,
+           target: str = "2026-03") -> Verdict:
+    """`original` and `migrated` are (path, text) pairs; the migration runs with the meaning of
+    the `target` version (the original with the old one, the same at every version up to 2026-03)."""
     settings = settings.merged_over(original[1])
     try:
         first = _run(original, OLD, settings, api, seed=2 * settings.seed + 1)
         inputs, outputs_a, masked = first
-        second = _run(migrated, STRICT, settings, api, seed=2 * settings.seed + 2, inputs=inputs)
+        second = _run(migrated, PROFILES[target], settings, api, seed=2 * settings.seed + 2, inputs=inputs)
         _, outputs_b, _ = second
     except _Failed as failed:
         return Verdict(SETUP if isinstance(failed.__cause__, SizeError) else MISMATCH, str(failed))

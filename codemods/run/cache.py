@@ -84,9 +84,11 @@ def _folder_fingerprint(folder: Path) -> str:
     return digest.hexdigest()
 
 
-def settings_key(rule_ids: tuple[str, ...], strict: bool, rules_dir: Path) -> str:
+def settings_key(rule_ids: tuple[str, ...], strict: bool, rules_dir: Path, target: str = "", start: str = "") -> str:
     """Everything besides the file's content that a migration result depends on."""
     parts = {
+        "target": target,
+        "from": start,
         "tool": _tool_fingerprint(),
         "python": list(sys.version_info[:2]),
         "libcst": _version("libcst"),

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..text.diffs import diff_body, with_header
 from ..check.results import Edit, Finding, SourceError
 from .cache import ResultCache, error_entry, from_entry, result_entry, settings_key
-from ..rulebook.loading import default_rules_dir, load_api, load_rules
+from ..rulebook.loading import DEFAULT_TARGET, default_rules_dir, load_api, load_rules
 from ..text.sources import FileProblem, decode, display_path, read_bytes, write_atomic
 
 LEFTOVER_ID = "API"  # findings about removed API that no rule rewrote
@@ -59,12 +59,13 @@ class Job:
     verify: object | None = None  # interp Settings: run each changed kernel against its original
     compile: str | None = None  # "parse" | "passes": compile what run would write with pypto
     compile_sets: dict[str, str] = field(default_factory=dict)  # sizes for the compile, over the file's own
-    compile_target: str = "2026-03"  # the pypto version --compile checks against
     compiler_python: str | None = None  # the Python that has that pypto (None: ours)
     size_defaults: dict[str, str] = field(default_factory=dict)  # [tool.pypto-migrate] set: under the file's own
     max_file_size: int = 0  # bytes; a bigger file is reported and skipped (0: no limit)
     cache_dir: Path | None = None  # where results are kept between runs (None: not kept)
     cache_key: str = ""  # the settings part of the cache key (`run` computes it once)
+    target: str = DEFAULT_TARGET  # the version step to migrate to (--target)
+    start: str = ""  # the step to start at (--from); "": read off each file's code
 
 
 def _where(display: str, line: int | None, column: int | None) -> str:
@@ -89,17 +90,25 @@ def balanced_map(*args):
 
 
 def migrate_text(text: str, job: Job, strict: bool | None = None):
-    """The engine on one text, with the job's rules (every rule id is known to markers)."""
+    """The engine on one text, with the job's rules (every rule id is known to markers),
+    through the version steps the text needs to reach the job's target."""
+    from ..migrate.steps import migrate_steps, steps_for
+
     all_rules = load_rules(job.rules_dir)
     rules = tuple(r for r in all_rules if r.id in job.rule_ids)
     known = frozenset(r.id for r in all_rules) | {LEFTOVER_ID}
-    return migrate(text, rules, load_api(job.rules_dir), known, strict=job.strict if strict is None else strict)
+    steps = steps_for(text, rules, job.target, job.start, job.rules_dir)
+    return migrate_steps(text, steps, known, job.strict if strict is None else strict, migrate)
+
+
+def _key(job: Job) -> str:
+    return settings_key(job.rule_ids, job.strict, job.rules_dir or default_rules_dir(), job.target, job.start)
 
 
 def _cache(job: Job) -> ResultCache | None:
     if job.cache_dir is None:
         return None
-    key = job.cache_key or settings_key(job.rule_ids, job.strict, job.rules_dir or default_rules_dir())
+    key = job.cache_key or _key(job)
     return ResultCache(job.cache_dir, key)
 
 
@@ -182,7 +191,7 @@ def _refuse_introduced(outcome: Outcome, text: str, output: str, job: Job) -> No
     """Narrowed rules never write unchecked output: errors their edits introduce refuse the file."""
     from ..check.introduced import introduced_errors
 
-    introduced = introduced_errors(text, output, load_api(job.rules_dir))
+    introduced = introduced_errors(text, output, load_api(job.rules_dir, job.target))
     if introduced:
         outcome.findings = introduced
         raise FileProblem(
@@ -219,13 +228,13 @@ def _compile(path: Path, outcome: Outcome, result, job: Job, stdin: bool = False
     text = result.output if result.changed or stdin else None  # a stdin text has no file to import
     try:
         compiled = compile_source(path, text, job.compile, job.compile_sets, defaults=job.size_defaults,
-                                  target=job.compile_target, python=job.compiler_python)
+                                  target=job.target, python=job.compiler_python)
     except CompilerUnavailable as exc:
         raise FileProblem(unavailable_message(str(exc), job.compiler_python)) from exc
     outcome.compiled = compiled
     if job.compile == "passes" and compiled.programs:
         try:
-            outcome.capacity = tool_capacity(result.output, outcome.display, load_api(job.rules_dir))
+            outcome.capacity = tool_capacity(result.output, outcome.display, load_api(job.rules_dir, job.target))
         except Exception as exc:  # the figures are a comparison; their failure must not cost the compile
             outcome.notes.append(f"compile: the tool's own capacity figures failed ({type(exc).__name__}: {exc})")
     unexcused = [e for e in compiled.errors if not under_review_marker(result.output, e.line)]
@@ -250,7 +259,7 @@ def run(paths: list[Path], job: Job, jobs: int = 1, on_done=None) -> list[Outcom
     `on_done(outcome)` is called as each one arrives (a progress bar)."""
     on_done = on_done or (lambda outcome: None)
     if job.cache_dir is not None and not job.cache_key:
-        job = replace(job, cache_key=settings_key(job.rule_ids, job.strict, job.rules_dir or default_rules_dir()))
+        job = replace(job, cache_key=_key(job))
     if jobs <= 1:
         return [_done(process(p, job), on_done) for p in paths]
     outcomes: list[Outcome | None] = [None] * len(paths)
