@@ -190,7 +190,7 @@ def _verify(row: Row, original: Path, migrated: Path, sizes: dict, work: Path) -
     if entry is None:
         row.verify = "no sizes"
         return
-    done = cli("verify", str(original), str(migrated), *verify_args(entry), cwd=work)
+    done = cli("verify", str(original), str(migrated), "--target", TARGET, *verify_args(entry), cwd=work)
     row.verify = f"{done.returncode} {VERIFY_MEANING.get(done.returncode, '?')}"
     if done.returncode not in (0, 3):
         row.detail.append(f"{row.file}: verify: {(done.stdout or done.stderr).strip().splitlines()[-1:]}")
