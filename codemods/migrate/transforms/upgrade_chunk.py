@@ -64,6 +64,12 @@ class AutoChunk(Upgrade):
         for statement in body:
             if isinstance(statement, cst.With):
                 scope = self._scope(statement)
+                if scope in ("auto", "split") and self.info.op(statement.items[0].item) == "at" and not self._has_chunks(statement):
+                    # nothing to chunk: the scope was a kernel all along (pypto-lib 1b9a997d kept the pl.at
+                    # and dropped pl.auto_chunk from its optimizations)
+                    self.rewrite(statement.items[0].item, self._drop_auto_chunk)
+                    self._walk(statements(statement), func, auto, True)
+                    continue
                 if scope == "auto":
                     self.rewrite(statement, _unwrap)
                     self._walk(statements(statement), func, True, kernel)
@@ -94,6 +100,28 @@ class AutoChunk(Upgrade):
                 part = getattr(statement, attr, None)
                 if part is not None and not isinstance(statement, cst.SimpleStatementLine):
                     self._walk(statements(part) if not isinstance(part, cst.If) else [part], func, auto, kernel)
+
+    def _has_chunks(self, node) -> bool:
+        from ...syntax.traversal import walk
+
+        return any(isinstance(n, cst.For) and self._chunked(n) is not None for n in walk(node))
+
+    def _drop_auto_chunk(self, call: cst.Call) -> cst.Call:
+        args = []
+        for a in call.args:
+            name = a.keyword.value if a.keyword is not None else None
+            if name == "optimization":  # pl.chunked_loop_optimizer, the only optimizer there was
+                continue
+            if name == "optimizations" and isinstance(a.value, cst.List):
+                kept = [e for e in a.value.elements if "auto_chunk" not in self.text(e.value)]
+                if not kept:
+                    continue
+                kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                a = a.with_changes(value=a.value.with_changes(elements=kept))
+            args.append(a)
+        if args:
+            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return call.with_changes(args=args)
 
     def _flag_at(self, statement, message: str) -> None:
         self.ctx.flag_at(self.rule, statement, message)

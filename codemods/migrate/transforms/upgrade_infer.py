@@ -45,6 +45,7 @@ class Site:
     function: cst.FunctionDef
     ftype: str  # Opaque, InCore, Orchestration, ... ("jit" for @pl.jit functions)
     own: list[cst.CSTNode]  # its nodes outside nested statements
+    parents: tuple = ()  # the compound statements around it, outermost first
 
 
 @dataclass
@@ -74,7 +75,7 @@ def _infer(module: cst.Module, ops) -> Module:
         env: dict[str, Val] = {}
         for param in [*func.params.params, *func.params.kwonly_params]:
             env[param.name.value] = annotation_type(param.annotation.annotation, ops) if param.annotation else UNKNOWN_VAL
-        _walk(statements(func), env, func, ftype, info)
+        _walk(statements(func), env, func, ftype, info, ())
     return info
 
 
@@ -122,10 +123,11 @@ def annotation_type(node, ops) -> Val:
     return UNKNOWN_VAL
 
 
-def _walk(body, env: dict[str, Val], func, ftype: str, info: Module) -> None:
+def _walk(body, env: dict[str, Val], func, ftype: str, info: Module, parents: tuple) -> None:
     for statement in body:
         own, _ = own_and_nested(statement)
-        info.sites.append(Site(statement, dict(env), func, ftype, own))
+        info.sites.append(Site(statement, dict(env), func, ftype, own, parents))
+        inside = (*parents, statement)
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
                 _bind(small, env, info)
@@ -135,16 +137,16 @@ def _walk(body, env: dict[str, Val], func, ftype: str, info: Module) -> None:
             inner = dict(env)
             for n in names:
                 inner[n] = scalar("INDEX") if kind in LOOPS and len(names) == 1 else UNKNOWN_VAL
-            _walk(statements(statement), inner, func, ftype, info)
+            _walk(statements(statement), inner, func, ftype, info, inside)
             _merge(env, inner)
         elif isinstance(statement, (cst.If, cst.While, cst.With)):
             inner = dict(env)
-            _walk(statements(statement), inner, func, ftype, info)
+            _walk(statements(statement), inner, func, ftype, info, inside)
             _merge(env, inner)
             orelse = getattr(statement, "orelse", None)
             while orelse is not None:
                 other = dict(env)
-                _walk(statements(orelse), other, func, ftype, info)
+                _walk(statements(orelse), other, func, ftype, info, (*parents, orelse))
                 _merge(env, other)
                 orelse = getattr(orelse, "orelse", None) if isinstance(orelse, cst.If) else None
         elif isinstance(statement, cst.FunctionDef):
@@ -192,9 +194,7 @@ def _type(expr, env: dict[str, Val], info: Module) -> Val:
     if isinstance(expr, cst.Name):
         if expr.value in env:
             return env[expr.value]
-        if expr.value in info.constants or expr.value in ("True", "False"):
-            return CONST
-        return UNKNOWN_VAL
+        return CONST  # a closure value (module constant, builder parameter): the parser folds it
     if isinstance(expr, (cst.Integer, cst.Float)):
         return CONST
     if isinstance(expr, cst.Comparison):
@@ -237,7 +237,14 @@ def _subscript(expr: cst.Subscript, env, info) -> Val:
         lower = code(item.lower) if item.lower is not None else "0"
         upper = code(item.upper) if item.upper is not None else dim
         n = number(f"({upper}) - ({lower})", info)
-        shape.append(str(n) if n is not None else (upper if lower == "0" else f"{upper} - {lower}"))
+        if n is not None:
+            shape.append(str(n))
+        elif lower == "0":
+            shape.append(upper)
+        elif upper.replace(" ", "").startswith(lower.replace(" ", "") + "+"):
+            shape.append(upper.replace(" ", "")[len(lower.replace(" ", "")) + 1:])  # `k : k + N` is N long
+        else:
+            shape.append(f"{upper} - ({lower})")
     return Val(base.kind, tuple(shape), base.dtype)
 
 
@@ -281,6 +288,18 @@ def _call(call: cst.Call, env, info: Module) -> Val:
         return Val(base.kind, codes(shape) if shape is not None else None, base.dtype)
     if name in ("min", "max") and family == "" and base.kind == SCALAR:
         return base
+    if name in ("matmul", "matmul_acc") and family != "tile":
+        lhs, rhs = (_arg(call, 1, "lhs"), _arg(call, 2, "rhs")) if name == "matmul_acc" else (first, _arg(call, 1, "rhs"))
+        a = _type(lhs, env, info) if lhs is not None else UNKNOWN_VAL
+        b = _type(rhs, env, info) if rhs is not None else UNKNOWN_VAL
+        out = _arg(call, 99, "out_dtype")
+        dtype = attr_name(out) if out is not None else "FP32"  # the cube accumulates in FP32
+        if a.kind == b.kind and a.kind in (TENSOR, TILE) and a.shape and b.shape and len(a.shape) == len(b.shape) == 2:
+            flags = {k: self_text(_arg(call, 99, k)) for k in ("a_trans", "b_trans")}
+            m = a.shape[1] if flags["a_trans"] == "True" else a.shape[0]
+            n = b.shape[0] if flags["b_trans"] == "True" else b.shape[1]
+            return Val(a.kind, (m, n), dtype)
+        return Val(a.kind, None, dtype) if a.kind in (TENSOR, TILE) else UNKNOWN_VAL
     if name == "dim":
         return scalar("INDEX")
     if name in ("cmp", "cmps"):
@@ -288,6 +307,10 @@ def _call(call: cst.Call, env, info: Module) -> Val:
     if name in ELEMENTWISE and base.kind in (TENSOR, TILE):
         return base
     return UNKNOWN_VAL
+
+
+def self_text(node) -> str:
+    return code(node) if node is not None else ""
 
 
 def is_int(val: Val) -> bool:

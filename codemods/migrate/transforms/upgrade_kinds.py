@@ -5,6 +5,8 @@ from __future__ import annotations
 from .upgrade_chunk import AutoChunk
 from .upgrade_typed import (AxisReduction, BoolCondition, FlatOffset, IndexOperand, RemScratch, RowExpand,
                             RowScratch, SameDtypeCast, SelScratch)
+from .upgrade_flags import TensorLayout, UpgradeFlag
+from .upgrade_rebind import RebindNewType
 from .upgrade_silent import LogicalNot, OutParams, SubscriptKeepRank
 
 KINDS = {
@@ -21,4 +23,7 @@ KINDS = {
     "upgrade-index-operand": IndexOperand,
     "upgrade-sel-scratch": SelScratch,
     "upgrade-flat-offset": FlatOffset,
+    "upgrade-rebind-new-type": RebindNewType,
+    "upgrade-flag": UpgradeFlag,
+    "upgrade-tensor-layout": TensorLayout,
 }
