@@ -119,13 +119,16 @@ def migrate(source: Path, work: Path, jobs: int):
     target = ("--target", TARGET)
     before = cli("check", *target, "--jobs", str(jobs), name, cwd=work)
     written = cli("run", "--write", *target, "--jobs", str(jobs), name, cwd=work)
+    if written.returncode == 2 and f"{name}/" not in written.stderr:  # the tool refused the run as a whole
+        raise RuntimeError(f"run --write {name} failed: {written.stderr.strip()[:500]}")
     first = parse_output(written.stderr, f"{name}/")
     first.returncode = written.returncode
     first.edits = parse_output(before.stderr, f"{name}/").edits
     second_diff = work / f"{name}.second.diff"
     again = cli("run", *target, "--jobs", str(jobs), "--diff-file", str(second_diff), name, cwd=work)
     second = parse_output(again.stderr, f"{name}/")
-    second.edits = Counter({p[len(name) + 1:]: 1 for p in _diff_paths(second_diff.read_text()) if p.startswith(f"{name}/")})
+    diff = second_diff.read_text() if second_diff.exists() else ""
+    second.edits = Counter({p[len(name) + 1:]: 1 for p in _diff_paths(diff) if p.startswith(f"{name}/")})
     return tree, first, second
 
 
@@ -253,8 +256,8 @@ def main() -> int:
     python = head_python(args.compiler_python)
     try:
         sections = scoreboard(args.jobs, python)
-    except Exception as exc:  # no newest compiler: say so once, as the tool does
-        print(f"version scoreboard skipped: {exc}", file=sys.stderr)
+    except Exception as exc:  # no newest compiler, or a tool that refuses to run: said once
+        print(f"version scoreboard failed: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
     for sec in sections:
         print(render(sec, args.markdown))

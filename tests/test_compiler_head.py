@@ -204,3 +204,14 @@ def test_the_compiler_python_precedence_and_config_paths(tmp_path, monkeypatch):
     assert parse({"compiler-python": "python3.11"}, tmp_path / "pyproject.toml").compiler_python == "python3.11"
     with pytest.raises(ConfigError, match="compiler-python"):
         parse({"compiler-python": 3}, tmp_path / "pyproject.toml")
+
+
+def test_without_the_newest_compiler_the_hint_names_its_wheel_and_torch(tmp_path):
+    fake = tmp_path / "shadow" / "pypto"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError('no pypto in this environment')\n")
+    _write(tmp_path, "k.py", "x = 1\n")
+    done = _cli("check", "--compile", "--target", "2026-08", "k.py", cwd=tmp_path,
+                env=dict(os.environ, PYTHONPATH=str(fake.parent)))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "oracle-head" in done.stderr and "torch==2.13.0" in done.stderr and "2026-08-21" in done.stderr

@@ -210,7 +210,7 @@ def _compiler(stage, target, python, config) -> str | None:
         try:
             probe(target=target, python=python)
         except CompilerUnavailable as exc:
-            _console().print(f"error: {unavailable_message(str(exc), python)}")
+            _console().print(f"error: {unavailable_message(str(exc), python, target)}")
             sys.exit(2)
         except CompilerMismatch as exc:
             _console().print(f"error: {exc}")

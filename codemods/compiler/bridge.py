@@ -25,7 +25,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .installed import DEFAULT_TARGET, features, mismatch
+from .installed import DEFAULT_TARGET, compilers, features, mismatch
 from .ir_audit import StructureProblem
 from .memory_report import MemoryRecord
 
@@ -69,9 +69,14 @@ class CompilerMismatch(Exception):
     """The pypto a Python imports is not the target's; the message says which it is and what to do."""
 
 
-def unavailable_message(reason: str, python: str | None = None) -> str:
+def unavailable_message(reason: str, python: str | None = None, target: str = DEFAULT_TARGET) -> str:
     python = python or sys.executable
-    hint = INSTALL_HINT if python == sys.executable else INSTALL_HINT.replace("python -m pip", f"{python} -m pip")
+    hint = INSTALL_HINT
+    if target != DEFAULT_TARGET:  # the newer wheel has the same name: say which one, and what it needs beside it
+        wanted = compilers()[target]
+        hint = f"python -m pip install {wanted.wheel} ({wanted.title})"
+    if python != sys.executable:
+        hint = hint.replace("python -m pip", f"{python} -m pip", 1)
     where = "this environment" if python == sys.executable else "that environment"
     return f"--compile needs the pypto compiler, which {python} cannot import ({reason}). Install it into {where}: {hint}"
 

@@ -230,7 +230,7 @@ def _compile(path: Path, outcome: Outcome, result, job: Job, stdin: bool = False
         compiled = compile_source(path, text, job.compile, job.compile_sets, defaults=job.size_defaults,
                                   target=job.target, python=job.compiler_python)
     except CompilerUnavailable as exc:
-        raise FileProblem(unavailable_message(str(exc), job.compiler_python)) from exc
+        raise FileProblem(unavailable_message(str(exc), job.compiler_python, job.target)) from exc
     outcome.compiled = compiled
     if job.compile == "passes" and compiled.programs:
         try:
