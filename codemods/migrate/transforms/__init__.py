@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from ...rulebook.loading import ApiTable, Rule, RuleFileError
 from .call_pattern import CallPattern
-from .keywords import KeywordRename
-from .renames import ModuleMemberRename, OpRename
+from .keywords import KeywordFlag, KeywordRename
+from .renames import FlagMember, ModuleMemberRename, OpRename
 from .planned import KINDS as PLANNED
 from .members import MemberRename, UnknownMember
 from .regions import WrapIncore
@@ -20,7 +20,9 @@ from .upgrade_kinds import KINDS as UPGRADE
 KINDS = {
     "call-pattern": CallPattern,
     "keyword-rename": KeywordRename,
+    "keyword-flag": KeywordFlag,
     "op-rename": OpRename,
+    "flag-member": FlagMember,
     "module-member-rename": ModuleMemberRename,
     "wrap-incore": WrapIncore,
     "member-rename": MemberRename,

@@ -80,3 +80,23 @@ class ModuleMemberRename:
         if name.rsplit(".", 1)[0] != new.rsplit(".", 1)[0] or old_last == new_last:
             raise RuleFileError(f"{self.rule.path}: a rename keeps the owner and changes the last name ({name} → {new})")
         return updated.with_changes(attr=cst.Name(new_last))
+
+
+class FlagMember:
+    """A member of the module whose every use needs a person at the target (`pl.DN` in a
+    Tensor annotation): the statement is marked with the rule's message for it."""
+
+    flags_only = True
+
+    def __init__(self, rule: Rule, api: ApiTable) -> None:
+        self.rule = rule
+        self.members = _mapping(rule, "members")
+
+    def interest(self, ctx):
+        return [n for n, op in ctx.ops.items() if type(n) is cst.Attribute and op in self.members]
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute, ctx):
+        op = ctx.ops.get(original)
+        if op in self.members:
+            ctx.flag(self.rule, original, self.members[op])
+        return None

@@ -117,3 +117,12 @@ def append_arg(call: cst.Call, value: cst.BaseExpression) -> cst.Call:
             args[at - 1] = prev.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
     args.insert(at, new)
     return call.with_changes(args=args)
+
+
+def after_2026_03(ctx) -> bool:
+    """Does the file name anything pypto c39fe714a (2026-03-09) did not have (`pl.at`, `pl.jit`)?
+    Then it was written later, after the meaning of `not` changed (pypto #492, 2026-03-16)."""
+    from ...rulebook.loading import load_api
+
+    old = load_api(None, "2026-03")
+    return any(not old.exists(op) for op in set(ctx.ops.values()) if op)

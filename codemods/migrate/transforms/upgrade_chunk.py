@@ -74,6 +74,14 @@ class AutoChunk(Upgrade):
                     self.rewrite(statement, _unwrap)
                     self._walk(statements(statement), func, True, kernel)
                     continue
+                if scope == "split" and all(isinstance(b, cst.For) and self._tileable(b) for b in statements(statement)):
+                    # the scope's other optimizations go onto the pl.at of each chunk (pypto-lib 1b9a997d)
+                    at = self._drop_auto_chunk(statement.items[0].item)
+                    self.rewrite(statement, _unwrap)
+                    self._at = self.text(at)
+                    self._walk(statements(statement), func, True, kernel)
+                    self._at = None
+                    continue
                 if scope == "split":
                     self._flag_at(statement, "an auto-chunk pl.at with other optimizations: tile its chunked loops by hand "
                                              "(pl.parallel over chunks, pl.at inside, pl.range over a chunk) and keep the "
@@ -153,11 +161,12 @@ class AutoChunk(Upgrade):
                 nest.append(body[0])
             else:
                 break
-        if len(nest) == 1 and self.text(keyword(loop.iter, "chunk").value) == "1":
+        if len(nest) == 1 and self.text(keyword(loop.iter, "chunk").value) == "1" and not getattr(self, "_at", None):
             self.rewrite(loop, self._one_per_kernel)  # each iteration its own kernel: no inner loop
             return
         headers = [self._header(func, n) for n in nest]
-        self.rewrite(loop, lambda new, h=headers, depth=len(nest): self._tiled(new, h, depth))
+        at = getattr(self, "_at", None) or self.pl("pl.at(level=pl.Level.CORE_GROUP)")
+        self.rewrite(loop, lambda new, h=headers, depth=len(nest), at=at: self._tiled(new, h, depth, at))
 
     def _header(self, func, loop: cst.For) -> tuple[str, str, str]:
         """(outer loop line, inner loop line, variable) of one chunked loop."""
@@ -183,7 +192,7 @@ class AutoChunk(Upgrade):
             function = func
         return self.fresh(_Site, base)
 
-    def _tiled(self, new: cst.For, headers, depth: int) -> cst.For:
+    def _tiled(self, new: cst.For, headers, depth: int, at: str) -> cst.For:
         inner = new
         for _ in range(depth - 1):
             inner = inner.body.body[0]
@@ -191,7 +200,7 @@ class AutoChunk(Upgrade):
         for outer, _, _ in headers:
             lines.append(indent + outer)
             indent += "    "
-        lines.append(indent + self.pl("with pl.at(level=pl.Level.CORE_GROUP):"))
+        lines.append(indent + f"with {at}:")
         indent += "    "
         for _, loop, _ in headers:
             lines.append(indent + loop)

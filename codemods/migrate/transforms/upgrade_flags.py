@@ -93,7 +93,9 @@ class TensorLayout(Upgrade):
             return self._layout(elements[0])
         if head != "Tensor":
             return None
+        wanted = tuple(self.params.get("layouts", ("DN", "NZ")))
         for e in elements[2:]:
-            if self.info.ops.get(e) in ("DN", "NZ", "TensorLayout.DN", "TensorLayout.NZ"):
-                return self.info.ops[e].rpartition(".")[2]
+            layout = (self.info.ops.get(e) or "").rpartition(".")[2]
+            if layout in wanted:
+                return layout
         return None

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ...model.kernels import evaluate, function_type, module_alias, module_constants
+from ...model.kernels import builder_constants, evaluate, function_type, module_alias, module_constants
 from ...model.values import SCALAR, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, Val
 from ...syntax.memo import cached
 from ...syntax.nodes import attr_name, code, codes, statements
@@ -55,6 +55,7 @@ class Module:
     sites: list[Site]
     constants: dict[str, float]
     functions: list[cst.FunctionDef]
+    local: dict = None  # function -> its builder's constants over the module's (builder parameters' defaults)
 
     def op(self, node) -> str | None:
         return self.ops.get(node.func) if isinstance(node, cst.Call) else None
@@ -69,9 +70,11 @@ def infer(module: cst.Module, ops: dict[cst.CSTNode, str]) -> Module:
 
 def _infer(module: cst.Module, ops) -> Module:
     consts = {name: c.value for name, c in module_constants(module).items()}
-    info = Module(module_alias(ops), ops, [], consts, [])
-    for func, ftype in pl_functions(module, ops):
+    info = Module(module_alias(ops), ops, [], consts, [], {})
+    for func, ftype, builder in pl_functions(module, ops):
         info.functions.append(func)
+        if builder is not None:
+            info.local[func] = {**consts, **{n: c.value for n, c in builder_constants(builder, module_constants(module)).items()}}
         env: dict[str, Val] = {}
         for param in [*func.params.params, *func.params.kwonly_params]:
             env[param.name.value] = annotation_type(param.annotation.annotation, ops) if param.annotation else UNKNOWN_VAL
@@ -90,18 +93,18 @@ def pl_functions(module: cst.Module, ops) -> list[tuple[cst.FunctionDef, str]]:
                 return "jit" if name.startswith("jit") else function_type(func, ops)
         return None
 
-    def walk(body):
+    def walk(body, builder):
         for statement in body:
             if isinstance(statement, cst.FunctionDef):
                 ftype = decorated(statement)
                 if ftype is not None:
-                    found.append((statement, ftype))
+                    found.append((statement, ftype, builder))
                 else:
-                    walk(statements(statement))
+                    walk(statements(statement), statement if builder is None else builder)
             elif isinstance(statement, cst.ClassDef):
-                walk(statements(statement))
+                walk(statements(statement), builder)
 
-    walk(module.body)
+    walk(module.body, None)
     return found
 
 
@@ -157,6 +160,8 @@ def _merge(env: dict, inner: dict) -> None:
     for name, val in inner.items():
         if name not in env:
             env[name] = val
+        elif env[name] != val and val.kind == env[name].kind == SCALAR and "const" in (val.dtype, env[name].dtype):
+            env[name] = val if env[name].dtype == "const" else env[name]  # a literal takes the other side's dtype
         elif env[name] != val:
             env[name] = env[name] if (env[name].kind, env[name].shape, env[name].dtype) == (val.kind, val.shape, val.dtype) else (
                 Val(val.kind, val.shape if val.shape == env[name].shape else None, val.dtype if val.dtype == env[name].dtype else None)
@@ -185,8 +190,8 @@ def _bind(small, env: dict, info: Module) -> None:
         env[small.target.value] = _type(small.target, env, info)
 
 
-def number(text: str, info: Module) -> int | None:
-    v = evaluate(text, info.constants)
+def number(text: str, info: Module, func=None) -> int | None:
+    v = evaluate(text, (info.local or {}).get(func, info.constants))
     return int(v) if v is not None and float(v).is_integer() else None
 
 

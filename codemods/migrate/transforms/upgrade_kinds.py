@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .upgrade_chunk import AutoChunk
-from .upgrade_typed import (AxisReduction, BoolCondition, FlatOffset, IndexOperand, RemScratch, RowExpand,
+from .upgrade_typed import (AxisReduction, BoolCondition, FlatOffset, IndexOperand, RemScratch,
                             RowScratch, SameDtypeCast, SelScratch)
 from .upgrade_flags import TensorLayout, UpgradeFlag
 from .upgrade_rebind import RebindNewType
@@ -18,7 +18,6 @@ KINDS = {
     "upgrade-same-dtype-cast": SameDtypeCast,
     "upgrade-rem-scratch": RemScratch,
     "upgrade-row-scratch": RowScratch,
-    "upgrade-row-expand": RowExpand,
     "upgrade-bool-condition": BoolCondition,
     "upgrade-index-operand": IndexOperand,
     "upgrade-sel-scratch": SelScratch,

@@ -44,6 +44,7 @@ class RebindNewType(Upgrade):
             if name not in first:
                 first[name] = key
                 continue
+            self._func = site.function
             if not self._differs(key, first[name]):
                 continue
             uses = self._reached(sites, i, name, key)
@@ -64,7 +65,7 @@ class RebindNewType(Upgrade):
         if a[0] != b[0] or a[2] != b[2] or len(a[1]) != len(b[1]):
             return True
         for x, y in zip(a[1], b[1]):
-            m, n = number(x, self.info), number(y, self.info)
+            m, n = number(x, self.info, self._func), number(y, self.info, self._func)
             if m is not None and n is not None and m != n:
                 return True
         return False

@@ -13,14 +13,26 @@ from __future__ import annotations
 import libcst as cst
 
 from ...model.values import SCALAR, TENSOR, TILE
-from .upgrade_base import Upgrade, argument, positional
-from .upgrade_infer import Site, is_int
+from .upgrade_base import Upgrade, after_2026_03, argument, positional
+from .upgrade_infer import Site, infer, is_int
 
 SPACE = cst.SimpleWhitespace(" ")
 
 
 class SubscriptKeepRank(Upgrade):
+    """Only in files that still mean the old subscripts: a file written after pypto #1343 (a
+    subscript with fewer indices than its value's rank, a subscript write whose value has the
+    reduced rank) already means numpy's, and is left as it is."""
+
+    def begin(self, ctx) -> None:
+        self.numpy = None
+        info = infer(ctx.module, ctx.ops)
+        self.numpy = any(_numpy_evidence(site, info) for site in info.sites)
+        super().begin(ctx)
+
     def scan(self, site: Site) -> None:
+        if self.numpy:
+            return
         for node in site.own:
             if not isinstance(node, cst.Subscript) or len(node.slice) < 2:
                 continue
@@ -83,6 +95,29 @@ class SubscriptKeepRank(Upgrade):
         return self.expr(f"pl.slice({self.text(node.value)}, [{', '.join(shape)}], [{', '.join(offsets)}])")
 
 
+def _numpy_evidence(site: Site, info) -> bool:
+    for node in site.own:
+        if not isinstance(node, cst.Subscript):
+            continue
+        base = info.type_of(node.value, site.env)
+        if base.kind not in (TENSOR, TILE) or not base.shape:
+            continue
+        items = [e.slice for e in node.slice]
+        if len(items) < len(base.shape):
+            return True  # a partial subscript was an error before #1343
+    statement = site.statement
+    if isinstance(statement, cst.SimpleStatementLine) and isinstance(statement.body[0], cst.Assign):
+        small = statement.body[0]
+        target = small.targets[0].target
+        if isinstance(target, cst.Subscript):
+            base = info.type_of(target.value, site.env)
+            value = info.type_of(small.value, site.env)
+            dropped = sum(1 for e in target.slice if isinstance(e.slice, cst.Index))
+            if base.shape and value.shape and dropped and len(value.shape) == len(base.shape) - dropped:
+                return True  # the value has the reduced rank: written for numpy-style windows
+    return False
+
+
 def _keep_rank(node: cst.Subscript, hoisted: dict[int, str]) -> cst.Subscript:
     elements = []
     for k, element in enumerate(node.slice):
@@ -101,7 +136,16 @@ def _keep_rank(node: cst.Subscript, hoisted: dict[int, str]) -> cst.Subscript:
 
 
 class LogicalNot(Upgrade):
+    """Only in files written for 2026-03 (c39): one that names anything c39 did not have
+    (`pl.at`, `pl.jit`, ...) was written after pypto #492 and already means the logical not."""
+
+    def begin(self, ctx) -> None:
+        self.later = after_2026_03(ctx)
+        super().begin(ctx)
+
     def scan(self, site: Site) -> None:
+        if self.later:
+            return
         for node in site.own:
             if not (isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not)):
                 continue
@@ -193,7 +237,7 @@ class OutParams(Upgrade):
                         target = t.target if isinstance(t, cst.AssignTarget) else t
                         if isinstance(target, cst.Name):
                             targets.add(id(target))
-                            if target.value in plain | outputs and not any(
+                            if target.value in plain | outputs and not _view(small.value, self.info) and not any(
                                     isinstance(n, cst.Name) and n.value == target.value and id(n) in destinations for n in site.own):
                                 rebinds.append((site, target.value))
                         elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
@@ -231,6 +275,12 @@ class OutParams(Upgrade):
         for a in node.args:
             if a.keyword is not None and directions.get(a.keyword.value, "In") != "In" and isinstance(a.value, cst.Name):
                 yield a.value.value, a.value, directions[a.keyword.value] == "InOut"
+
+
+def _view(value, info) -> bool:
+    """A reshape/slice/transpose re-binds a name to a view of storage it already names: no copy is dropped."""
+    op = info.op(value)
+    return op is not None and op.rpartition(".")[2] in ("reshape", "transpose", "slice", "view")
 
 
 def _head(annotation):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ...model.values import SCALAR, TENSOR, TILE
-from .upgrade_base import Upgrade, append_arg, argument, keyword, positional
+from .upgrade_base import Upgrade, after_2026_03, append_arg, argument, keyword, positional
 from .upgrade_infer import Site, is_int, number
 
 SCRATCH = "{name} = pl.create_tile([{shape}], dtype=pl.{dtype}, target_memory=pl.MemorySpace.Vec)"
@@ -117,25 +117,6 @@ class RowScratch(_Scratch):
                 self.rewrite(args[1].value, lambda new, tmp=tmp: cst.Name(tmp))
 
 
-class RowExpand(Upgrade):
-    """`pl.row_expand(x)` -> `pl.row_expand(x, x[:, 0:1])`: column 0 spread over x's shape."""
-
-    def scan(self, site: Site) -> None:
-        for call, op in self.calls(site, "row_expand"):
-            args = positional(call)
-            if len(args) != 1 or len(call.args) != 1:
-                continue
-            x = args[0].value
-            if isinstance(x, cst.Name):
-                src = x.value
-            else:
-                src = self.fresh(site, "expand_src")
-                self.before(site, f"{src} = {self.text(x)}")
-            self.rewrite(call, lambda new, src=src: new.with_changes(args=[
-                cst.Arg(cst.Name(src), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
-                cst.Arg(cst.parse_expression(f"{src}[:, 0:1]"))]))
-
-
 class BoolCondition(Upgrade):
     """`if n:` / `while n:` on an integer scalar -> `n != 0`; `if 1:` -> `if True:`."""
 
@@ -147,7 +128,7 @@ class BoolCondition(Upgrade):
             self.rewrite(test, lambda new: cst.Name("True" if int(new.value, 0) else "False"))
             return
         t = self.info.type_of(test, site.env)
-        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and not after_2026_03(self.ctx):
             inner = self.info.type_of(test.expression, site.env)
             t = inner if is_int(inner) else t  # 2026-03: `not n` of an integer was an integer
         if is_int(t):
