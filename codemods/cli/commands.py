@@ -17,6 +17,7 @@ from ..run.discovery import discover
 from .formats import FORMATS
 from ..rulebook.loading import RuleFileError, Rule, choose_rules, load_rules
 from ..run.runner import Job
+from .versions import version_options, chosen_steps as _steps
 
 
 class Fatal(click.ClickException):
@@ -53,31 +54,6 @@ def _discover(paths) -> list[Path]:
     for line in skipped:
         _console().print(line, markup=False)
     return files
-
-
-version_options = [
-    click.option("--target", metavar="STEP", help="The pypto version to migrate to: 2026-03 (c39fe714a) or 2026-08 "
-                 "(e2d0f78ae); default: [tool.pypto-migrate] target, else 2026-03."),
-    click.option("--from", "start", metavar="STEP", help="Start at this version step instead of the one read off each "
-                 "file's code: 2026-03 applies every step (code older than 2026-03-09), 2026-08 only the last."),
-]
-
-
-def _steps(target, start, config) -> tuple[str, str]:
-    """The target and the starting step: the command line over the configuration."""
-    from ..migrate.steps import StepError, check_step
-    from ..rulebook.loading import DEFAULT_TARGET
-
-    try:
-        chosen = check_step(target or config.target or DEFAULT_TARGET)
-        first = check_step(start, what="--from step") if start else ""
-    except StepError as exc:
-        if not target and config.target:
-            raise Fatal(f"{config.where('target')}: {exc}")
-        raise click.UsageError(str(exc))
-    except RuleFileError as exc:
-        raise Fatal(f"broken rule file: {exc}")
-    return chosen, first
 
 
 selection = [
