@@ -186,8 +186,11 @@ def make_inputs(specs: dict[str, Spec], settings: Settings) -> dict[str, np.ndar
     return out
 
 
-def run(program: Program, inputs: dict[str, np.ndarray]) -> dict[str, Tensor]:
-    """Call the entry with fresh copies of the inputs; every Tensor it could write, by name."""
+def run(program: Program, inputs: dict[str, np.ndarray], parameters: bool = False) -> dict[str, Tensor]:
+    """Call the entry with fresh copies of the inputs; every Tensor it could write, by name.
+
+    With `parameters` (a comparison across versions), every written parameter is an output by
+    its own name, whatever its annotation: what the host reads back in it."""
     machine = program.machine
     head = machine is not None and machine.head
     tensors = {}
@@ -202,14 +205,15 @@ def run(program: Program, inputs: dict[str, np.ndarray]) -> dict[str, Tensor]:
     with active(program.machine) if program.machine is not None else contextlib.nullcontext():
         result = program.entry(**tensors, **scalars)
     outputs = {name: t for name, t in tensors.items() if program.specs[name].direction in ("out", "inout")}
-    for name, t in tensors.items():
+    for name, t in tensors.items() if parameters else ():
         if name not in outputs and t.written.any():
             # Up to 2026-03 a written parameter is copied back whatever its annotation; at
             # 2026-08 only Out/InOut ones are, and the host reads zeros for the others.
             outputs[name] = Tensor(np.zeros_like(t.data), t.written, name) if head else t
     results = result if isinstance(result, tuple) else (result,)
     for i, value in enumerate(results):
-        if isinstance(value, Tensor) and not any(value.data is t.data for t in (*outputs.values(), *tensors.values())):
+        known = (*outputs.values(), *tensors.values()) if parameters else outputs.values()
+        if isinstance(value, Tensor) and not any(value.data is t.data for t in known):
             outputs[f"return[{i}]" if len(results) > 1 else "return"] = value
     return outputs
 
