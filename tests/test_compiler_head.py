@@ -215,3 +215,15 @@ def test_without_the_newest_compiler_the_hint_names_its_wheel_and_torch(tmp_path
                 env=dict(os.environ, PYTHONPATH=str(fake.parent)))
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "oracle-head" in done.stderr and "torch==2.13.0" in done.stderr and "2026-08-21" in done.stderr
+
+
+def test_a_check_that_names_the_users_line_is_put_there(tmp_path):
+    pypto_or_skip()  # the locator reads pypto's error classes
+    from codemods.compiler.worker import _Locator
+
+    user = _write(tmp_path, "k.py", "x = 1\n")
+    where = _Locator(user, user, named_lines=True)
+    text = f"tile.slice shape element 1 must be a compile-time constant Check failed: static_dim at pypto/src/x.cpp:153 at {user}:288:48"
+    assert (where.finding(ValueError(text), "compiling")["line"], where.finding(ValueError(text), "compiling")["column"]) == (288, 49)
+    other = "the same at /elsewhere/helper.py:7:3"
+    assert where.finding(ValueError(other), "compiling")["line"] == 1

@@ -25,6 +25,7 @@ from pathlib import Path
 from . import head
 
 MODULE_NAME = "pypto_migrate_compiled_kernel"
+_SOURCE_AT = re.compile(r"\bat (?P<file>/\S+?\.py):(?P<line>\d+):(?P<col>\d+)")
 _TRACEBACK_LINE = re.compile(r"^\s*(C\+\+ Traceback|File \".*\", line \d+|Traceback \(most recent call last\))")
 
 
@@ -97,7 +98,7 @@ def compile_file(request: dict) -> dict:
         out["errors"].append(_finding(1, 1, str(exc)))
         return out
 
-    where = _Locator(module_file, user_path)
+    where = _Locator(module_file, user_path, named_lines=newest)
     if newest:
         head.set_backend()  # before the module runs: a module-level @pl.program is parsed on import
     # Sibling modules of the user's file import as they would when it runs as a script.
@@ -238,9 +239,10 @@ def _finding(line: int, column: int, message: str) -> dict:
 class _Locator:
     """Turns an exception raised while compiling into a finding in the user's file."""
 
-    def __init__(self, module_file: Path, user_path: Path) -> None:
+    def __init__(self, module_file: Path, user_path: Path, named_lines: bool = False) -> None:
         self.module_file = str(module_file)
         self.user_path = str(user_path)
+        self.named_lines = named_lines  # 2026-08's C++ checks name the user's line in their text
 
     def finding(self, exc: BaseException, context: str) -> dict:
         from pypto.language.parser.diagnostics import ParserError
@@ -250,8 +252,17 @@ class _Locator:
         message = clean_message(str(exc)) or type(exc).__name__
         if "Check failed" not in str(exc) and not isinstance(exc, (ValueError, RuntimeError)):
             message = f"{context}: {type(exc).__name__}: {message}"
+        named = self._named_line(str(exc)) if self.named_lines else None
+        if named is not None:  # a C++ check that names the user's own line: that line, not the caller's
+            return _finding(*named, message)
         line = self._innermost_line(exc)
         return _finding(line or 1, 1, message)
+
+    def _named_line(self, text: str) -> tuple[int, int] | None:
+        for m in _SOURCE_AT.finditer(text):
+            if self._same(m.group("file")):
+                return int(m.group("line")), int(m.group("col")) + 1  # pypto counts columns from 0
+        return None
 
     def _parser_error(self, exc) -> dict:
         from pypto.language.parser.diagnostics.renderer import ErrorRenderer
