@@ -23,18 +23,10 @@ from . import dtypes as D
 from . import versions
 from .language import Spec, build, installed
 from .ops import Machine
+from .sources import SetupError, SizeError, builders, is_program, module_names, override_constants  # noqa: F401
 from .values import KernelError, Tensor, active, kind
 
 DIRECTIVE = re.compile(r"#\s*pypto-migrate:\s*verify\b(.*)$", re.M)
-
-
-class SetupError(Exception):
-    """The kernel file cannot be built or run as asked (not a migration problem)."""
-
-
-class SizeError(SetupError):
-    """The sizes asked for do not fit the kernel (a typo in --set, a guard refusing them): the
-    user's setup, never a finding about the migration."""
 
 
 @dataclass
@@ -227,19 +219,6 @@ def run(program: Program, inputs: dict[str, np.ndarray], parameters: bool = Fals
     return outputs
 
 
-def override_constants(tree: ast.Module, sets: dict[str, str], path: str) -> ast.Module:
-    for node in tree.body:
-        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else getattr(node, "target", None)
-        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(target, ast.Name) and node.value is not None:
-            name = target.id
-            if name in sets:
-                try:
-                    node.value = ast.parse(sets[name], mode="eval").body
-                except SyntaxError:
-                    raise SizeError(f"--set {name}={sets[name]}: not a Python expression") from None
-    return ast.fix_missing_locations(tree)
-
-
 def applicable(text: str, sets: dict, inputs: dict) -> tuple[dict, dict]:
     """The sizes of `sets`/`inputs` that name a module constant, a builder parameter or a
     function parameter of this file (project-wide defaults skip the rest silently)."""
@@ -254,27 +233,8 @@ def applicable(text: str, sets: dict, inputs: dict) -> tuple[dict, dict]:
     return {k: v for k, v in sets.items() if k in names}, {k: v for k, v in inputs.items() if k in params}
 
 
-def module_names(tree: ast.Module) -> set[str]:
-    names = {n.targets[0].id for n in tree.body if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)}
-    return names | {n.target.id for n in tree.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and n.value is not None}
-
-
 def _builder(tree: ast.Module) -> str | None:
     found = builders(tree)
     return found[0] if found else None
 
 
-def builders(tree: ast.Module) -> list[str]:
-    """The module-level functions that define a @pl.program class (and return it), in order."""
-    return [
-        node.name for node in tree.body
-        if isinstance(node, ast.FunctionDef) and any(
-            isinstance(inner, ast.ClassDef) and any(is_program(d) for d in inner.decorator_list)
-            for inner in ast.walk(node)
-        )
-    ]
-
-
-def is_program(decorator: ast.expr) -> bool:
-    target = decorator.func if isinstance(decorator, ast.Call) else decorator
-    return (isinstance(target, ast.Attribute) and target.attr == "program") or (isinstance(target, ast.Name) and target.id == "program")

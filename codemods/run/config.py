@@ -10,6 +10,7 @@ its own. Keys:
     set = {BATCH = 8, HIDDEN = 64}          # sizes for verify, run --verify, --compile
     input = {seq_lens = "4:16"}             # input bounds LOW:HIGH for verify
     target = "2026-08"                      # the pypto version to migrate to; --target replaces it
+    compiler-python = "../venv-head/bin/python"  # the Python --compile runs pypto in (relative: to this file)
 
 `set` and `input` are project-wide, so each applies only to the files that have that name,
 under a file's own `# pypto-migrate: verify` line; --set/--input win over both.
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 TABLE = "pypto-migrate"
-KEYS = ("select", "ignore", "exclude", "set", "input", "target")
+KEYS = ("select", "ignore", "exclude", "set", "input", "target", "compiler-python")
 
 
 class ConfigError(Exception):
@@ -41,6 +42,7 @@ class Config:
     sets: dict[str, str] = field(default_factory=dict)
     inputs: dict[str, tuple[float, float]] = field(default_factory=dict)
     target: str = ""  # a version step (`2026-08`); "": the tool's default
+    compiler_python: str | None = None  # absolute, or as written when it is a bare command name
 
     def excluded(self, file: Path) -> bool:
         """Whether a pattern matches the file's path below the config's folder, or any of its
@@ -126,8 +128,13 @@ def parse(table: dict, path: Path) -> Config:
     target = table.get("target", "")
     if not isinstance(target, str):
         raise ConfigError(f"{where} target: expected a version step such as \"2026-08\", got {target!r}")
+    python = table.get("compiler-python")
+    if python is not None and (not isinstance(python, str) or not python):
+        raise ConfigError(f"{where} compiler-python: expected the path of a Python, got {python!r}")
+    if python and os.sep in python:  # a path, read from the configuration's folder; a bare name is looked up on PATH
+        python = os.path.join(os.path.dirname(os.path.abspath(path)), os.path.expanduser(python))
     return Config(path, lists["select"], lists["ignore"], lists["exclude"], {k: str(v) for k, v in sets.items()}, bounds,
-                  target)
+                  target, python)
 
 
 def filter_excluded(files: list[Path], named: list[Path], config: Config, force: bool = False) -> list[Path]:

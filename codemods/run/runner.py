@@ -59,6 +59,7 @@ class Job:
     verify: object | None = None  # interp Settings: run each changed kernel against its original
     compile: str | None = None  # "parse" | "passes": compile what run would write with pypto
     compile_sets: dict[str, str] = field(default_factory=dict)  # sizes for the compile, over the file's own
+    compiler_python: str | None = None  # the Python that has that pypto (None: ours)
     size_defaults: dict[str, str] = field(default_factory=dict)  # [tool.pypto-migrate] set: under the file's own
     max_file_size: int = 0  # bytes; a bigger file is reported and skipped (0: no limit)
     cache_dir: Path | None = None  # where results are kept between runs (None: not kept)
@@ -229,9 +230,10 @@ def _compile(path: Path, outcome: Outcome, result, job: Job, stdin: bool = False
 
     text = result.output if result.changed or stdin else None  # a stdin text has no file to import
     try:
-        compiled = compile_source(path, text, job.compile, job.compile_sets, defaults=job.size_defaults)
+        compiled = compile_source(path, text, job.compile, job.compile_sets, defaults=job.size_defaults,
+                                  target=job.target, python=job.compiler_python)
     except CompilerUnavailable as exc:
-        raise FileProblem(unavailable_message(str(exc))) from exc
+        raise FileProblem(unavailable_message(str(exc), job.compiler_python, job.target)) from exc
     outcome.compiled = compiled
     if job.compile == "passes" and compiled.programs:
         try:
