@@ -19,6 +19,21 @@ from ..syntax.nodes import attr_name, code
 from .matmul_flags import tile_matmul_keywords
 from .plan import Allocation, RegionPlan, StatementEdit
 
+# The statements the planner inserts, one form each, filled in by `statement()`: what the
+# 2026-03 API calls a whole load, a fresh Vec tile, a Tensor made before a kernel, a store
+# of a tile into it, and a piece reloaded from a hand-off buffer.
+STATEMENTS = {
+    "load": "{name} = pl.load({tensor}, {offsets}, {shape}, target_memory=pl.MemorySpace.Vec)",
+    "create_tile": "{name} = pl.create_tile({shape}, dtype=pl.{dtype}, target_memory=pl.MemorySpace.Vec)",
+    "create_tensor": "{name} = pl.create_tensor({shape}, dtype=pl.{dtype})",
+    "store": "{name} = pl.store({tile}, {offsets}, {name})",
+    "reload": "{name} = pl.reshape(pl.load({tensor}, {offsets}, {shape}, target_memory=pl.MemorySpace.Vec{valid}), {reshape})",
+}
+
+
+def statement(form: str, **fields: str) -> str:
+    return STATEMENTS[form].format(**fields)
+
 
 class Decisions:
     """Mixin of the Planner: the decisions its typing calls for."""
@@ -125,7 +140,7 @@ class Decisions:
         if rp is not None and rp.region.kind == "incore" and sc.direct and sc.target in rp.hoisted:
             self._edit("handoff-buffer", "remove", sc.node)
             self._edit("handoff-buffer", "before", rp.region.node,
-                       f"{sc.target} = pl.create_tensor({code(node.args[0].value)}, dtype=pl.{dtype})")
+                       statement("create_tensor", name=sc.target, shape=code(node.args[0].value), dtype=dtype))
             if valid:
                 self._flag("drop-valid-shape", rp.region.node, f"valid_shape={valid} of {sc.target} dropped (create_tensor "
                            "takes none now); padding rows are computed and may be written out: decide whether that is acceptable")
@@ -178,7 +193,7 @@ class Decisions:
             if tile is None:
                 tile = rp.late_loads[key] = self._fresh(f"{arg.value}_tile")
                 self._edit("tensor-operand-load", "before", sc.node,
-                           f"{tile} = pl.load({arg.value}, {self._zeros(v)}, {self._shape_text(v.shape)}, target_memory=pl.MemorySpace.Vec)")
+                           statement("load", name=tile, tensor=arg.value, offsets=self._zeros(v), shape=self._shape_text(v.shape)))
                 self._alloc(rp, VEC, v.shape, v.dtype, f"load of {arg.value}", sc.node, tile)
         else:
             tile = self._preamble(rp, arg.value, v, "tensor-operand-load")
@@ -199,7 +214,7 @@ class Decisions:
             return
         name = self._fresh(f"{sc.target or 'row'}_tmp")
         self.plan.decisions["tile-reduction-scratch"][node] = name
-        text = f"{name} = pl.create_tile({self._shape_text(first.shape)}, dtype=pl.{first.dtype}, target_memory=pl.MemorySpace.Vec)"
+        text = statement("create_tile", name=name, shape=self._shape_text(first.shape), dtype=first.dtype)
         self._edit("tile-reduction-scratch", "before", sc.node, text)
         self._alloc(sc.region, VEC, first.shape, first.dtype, "scratch tile", sc.node, name)
 

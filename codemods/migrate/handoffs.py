@@ -13,6 +13,7 @@ import libcst as cst
 from ..model.inference import Site, plus
 from ..model.values import TENSOR, TILE, VEC, Val
 from ..syntax.nodes import attr_name, code, codes, is_name
+from .decisions import statement
 from .plan import RegionPlan, View
 
 
@@ -37,8 +38,8 @@ class HandOffs:
         before = env.get(name)
         if not (before is not None and before.is_tensor and before.shape == value.shape and before.dtype == value.dtype):
             self._edit("handoff-buffer", "before", rp.region.node,
-                       f"{name} = pl.create_tensor({self._shape_text(value.shape)}, dtype=pl.{value.dtype})")
-        self._edit("handoff-buffer", "after", rp.body[-1], f"{name} = pl.store({tile}, {self._zeros(value)}, {name})")
+                       statement("create_tensor", name=name, shape=self._shape_text(value.shape), dtype=value.dtype))
+        self._edit("handoff-buffer", "after", rp.body[-1], statement("store", name=name, tile=tile, offsets=self._zeros(value)))
         return True
 
     def _fold_view(self, small: cst.Assign, stmt, name: str, env, rp: RegionPlan) -> bool:
@@ -71,7 +72,7 @@ class HandOffs:
             self._edit("handoff-buffer", "remove", stmt)
             shape = ", ".join((rp.region.trip_count(), *h.shape))
             self._edit("handoff-buffer", "before", rp.region.scope or rp.region.node,
-                       f"{h.buffer} = pl.create_tensor([{shape}], dtype=pl.{h.dtype})")
+                       statement("create_tensor", name=h.buffer, shape=f"[{shape}]", dtype=h.dtype))
             env[name] = Val(TENSOR, h.shape, h.dtype)
             return True
         pos = [a.value for a in small.value.args if a.keyword is None] if isinstance(small.value, cst.Call) else []
@@ -80,8 +81,7 @@ class HandOffs:
             # A whole update of the buffer (the zero-init idiom) works on a fresh tile of its
             # shape and stores the result into this iteration's slot, like a piece.
             init = self._fresh(f"{name}_init")
-            self._edit("handoff-buffer", "before", stmt, f"{init} = pl.create_tile({self._shape_text(h.shape)}, "
-                       f"dtype=pl.{h.dtype}, target_memory=pl.MemorySpace.Vec)")
+            self._edit("handoff-buffer", "before", stmt, statement("create_tile", name=init, shape=self._shape_text(h.shape), dtype=h.dtype))
             zeros = ", ".join("0" for _ in h.shape)
             self.plan.decisions["handoff-buffer"][small] = ("whole-piece", h.buffer, f"[{rp.region.iteration_index()}, {zeros}]",
                                                             self._shape_text(("1", *h.shape)), init)
@@ -115,8 +115,8 @@ class HandOffs:
             final = rp.renames.get(name, name)
             zeros = ", ".join("0" for _ in h.shape)
             valid = f", valid_shapes=[1, {h.valid.strip('[]')}]" if h.valid else ""
-            text = (f"{final} = pl.reshape(pl.load({h.buffer}, [{rp.region.iteration_index()}, {zeros}], "
-                    f"{self._shape_text(('1', *h.shape))}, target_memory=pl.MemorySpace.Vec{valid}), {self._shape_text(h.shape)})")
+            text = statement("reload", name=final, tensor=h.buffer, offsets=f"[{rp.region.iteration_index()}, {zeros}]",
+                             shape=self._shape_text(("1", *h.shape)), valid=valid, reshape=self._shape_text(h.shape))
             self._edit("handoff-buffer", "before", s, text)
             env[name] = Val(TILE, h.shape, h.dtype, VEC)
             self._alloc(rp, VEC, ("1", *h.shape), h.dtype, f"reload of {name} from {h.buffer}", s, name)

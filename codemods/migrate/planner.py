@@ -31,7 +31,7 @@ from ..model.shapes import ShapeConstants
 from ..model.values import SCALAR_VAL, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, Val, join
 from ..rulebook.loading import ApiTable
 from ..syntax.nodes import statements
-from .decisions import Decisions
+from .decisions import Decisions, statement
 from .handoffs import HandOffs
 from .plan import Plan, RegionPlan
 from .prescan import RegionScan
@@ -268,7 +268,7 @@ class Planner(HandOffs, Decisions, Inference, RegionScan, RejectionScope, ShapeC
                 env[name] = value
         for tensor, (tile, share) in rp.preamble.items():
             v = env.get(tensor) or UNKNOWN_VAL
-            text = f"{tile} = pl.load({tensor}, {self._zeros(v)}, {self._shape_text(v.shape)}, target_memory=pl.MemorySpace.Vec)"
+            text = statement("load", name=tile, tensor=tensor, offsets=self._zeros(v), shape=self._shape_text(v.shape))
             self._edit(share, "prepend", rp.region.node, text)
 
 
