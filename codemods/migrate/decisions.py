@@ -36,7 +36,8 @@ def statement(form: str, **fields: str) -> str:
 
 
 class Decisions:
-    """Mixin of the Planner: the decisions its typing calls for."""
+    """Mixin of the Planner: the decisions its typing calls for (the hooks `model.inference`
+    calls), and the recording of them: `_decide`, `_edit`, `_alloc`, `_flag`, `_fresh`."""
 
     def _assemble(self, node, pos, env, sc: Site) -> Val:
         rp = sc.region
@@ -129,9 +130,6 @@ class Decisions:
         if shape:
             self._alloc(rp, side, shape, v.dtype, f"{'lhs' if side == LEFT else 'rhs'} operand, {what}", sc)
         return Val(TILE, shape, v.dtype, side), how
-
-    def _decide(self, kind: str, node, value) -> None:
-        self.plan.decisions[kind][node] = value
 
     def _tensor_creation(self, node: cst.Call, shape, dtype, valid, sc: Site) -> Val:
         """A pl.create_tensor: made before an incore block that assembles it, a Tile (an
@@ -241,6 +239,9 @@ class Decisions:
             name, n = f"{base}_{n}", n + 1
         self.taken.add(name)
         return name
+
+    def _decide(self, kind: str, node, value) -> None:
+        self.plan.decisions[kind][node] = value
 
     def _edit(self, rule: str, where: str, node, text: str = "") -> None:
         self.plan.statements.append(StatementEdit(rule, where, node, text))
