@@ -1,12 +1,19 @@
 # `make demo`: install into .venv and print the dry-run diff of the shipped DeepSeek kernels.
 # `make test`: the whole test suite.
-# `make real`: the scoreboard of the real corpus (../shared/corpus) through migrate, the compiler and verify.
+# `make real`: the scoreboard of the real corpus (../shared/corpus) through migrate, the compiler and verify;
+#   then the version upgrade: each pypto-lib snapshot and DeepSeek migrated to 2026-08, judged by that compiler.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 # The pinned pypto compiler, where this checkout sits beside the project's shared folder;
 # never vendored, and everything works without it (--compile then says how to install it).
 PYPTO_WHEEL := $(firstword $(wildcard ../shared/oracle/pypto-*.whl))
+# The newest compiler (pypto of 2026-08-21) for --target 2026-08, in a venv of its own beside
+# .venv: it cannot share one with the 2026-03 wheel (same file name, and it needs torch).
+# torch is pinned: that CPU build is in pip's local find-links; unpinned pulls CUDA wheels.
+PYPTO_HEAD_WHEEL := $(firstword $(wildcard ../shared/oracle-head/pypto-*.whl))
+HEAD_VENV := $(VENV)-head
+TORCH := torch==2.13.0
 
 .PHONY: install demo test bench real clean
 
@@ -20,10 +27,18 @@ $(BIN)/.pypto: $(PYPTO_WHEEL) | $(BIN)/.installed
 	$(if $(PYPTO_WHEEL),$(BIN)/python -m pip install --quiet $(PYPTO_WHEEL))
 	touch $@
 
-install: $(BIN)/.installed $(if $(PYPTO_WHEEL),$(BIN)/.pypto)
+$(HEAD_VENV)/bin/.pypto: $(PYPTO_HEAD_WHEEL)
+	$(PYTHON) -m venv $(HEAD_VENV)
+	$(HEAD_VENV)/bin/python -m pip install --quiet $(PYPTO_HEAD_WHEEL) $(TORCH)
+	touch $@
+
+install: $(BIN)/.installed $(if $(PYPTO_WHEEL),$(BIN)/.pypto) $(if $(PYPTO_HEAD_WHEEL),$(HEAD_VENV)/bin/.pypto)
 
 demo: install
 	$(BIN)/pypto-migrate run fixtures/before/deepseek_v3_2_*.py
+
+# The tests that need the newest compiler find its Python here (tests/needs.py).
+export PYPTO_HEAD_PYTHON := $(if $(PYPTO_HEAD_WHEEL),$(abspath $(HEAD_VENV))/bin/python)
 
 test: install
 	$(BIN)/python -m pytest -q -p no:cacheprovider
@@ -33,6 +48,7 @@ bench: install
 
 real: install
 	$(BIN)/python benchmarks/real_corpus.py $(ARGS)
+	$(BIN)/python benchmarks/real_versions.py $(ARGS)
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) $(HEAD_VENV) build *.egg-info .pytest_cache .hypothesis

@@ -37,11 +37,12 @@ def api():
 
 @pytest.fixture(scope="session")
 def run_rules(rules, api):
-    """Migrate a text with all rules (or the ones named), the way the runner does."""
+    """Migrate a text with all rules of the default target's step (or the ones named), the way
+    the runner does for that step."""
     known = frozenset(r.id for r in rules) | {LEFTOVER_ID}
 
     def apply(text: str, only: tuple[str, ...] = ()):
-        chosen = tuple(r for r in rules if not only or r.id in only or r.name in only)
+        chosen = tuple(r for r in rules if ((r.id in only or r.name in only) if only else r.step == api.step))
         return migrate(text, chosen, api, known)
 
     return apply

@@ -30,3 +30,20 @@ def pypto_or_skip() -> None:
 def corpus_or_skip() -> None:
     if not CORPUS.is_dir():
         missing(f"no real corpus at {CORPUS}")
+
+
+def head_python() -> str:
+    """The Python that has the newest compiler (pypto of 2026-08-21, torch beside it):
+    $PYPTO_HEAD_PYTHON (`make test` sets it), else the `-head` venv beside the running one."""
+    import sys
+
+    named = os.environ.get("PYPTO_HEAD_PYTHON")
+    candidates = [Path(named)] if named else []
+    prefix = Path(sys.prefix)
+    candidates.append(prefix.with_name(prefix.name + "-head") / "bin" / "python")
+    for candidate in candidates:
+        if candidate.is_file():
+            return str(candidate)
+    missing("no Python with the newest pypto (make install builds .venv-head from ../shared/oracle-head/*.whl "
+            "and torch==2.13.0; or set PYPTO_HEAD_PYTHON)")
+    return ""

@@ -142,14 +142,17 @@ def test_a_narrowed_rule_that_writes_a_malformed_call_is_refused(tmp_path):
     assert kernel.read_text() == STEPWISE, "never written"
 
 
-def test_a_narrowed_edit_on_a_line_without_an_error_is_still_refused(tmp_path):
-    """`--ignore handoff-buffer` loads a kernel's data but leaves the hand-off: the kernel
-    boundary it breaks is on lines that had no error."""
+def test_ignoring_the_handoff_leaves_only_the_errors_the_input_had(tmp_path):
+    """`--ignore handoff-buffer` on a kernel whose only rejections the selected rules can't
+    remove: since the rules fire only around a rejection, what is left (the compiler's
+    `tile.rsqrt ... got TensorType`, checked with the compiler) stands on a line that had it
+    before, so the step is written and the leftovers are counted in a note."""
     kernel = _copy(tmp_path, "real_batch_loop.py")
     result = pypto("run", "--write", "--ignore", "PTO004", kernel.name, cwd=tmp_path)
-    assert result.returncode == 2
-    assert "not migrated: with the selected rules the result would have" in result.stderr
-    assert kernel.read_bytes() == (FIXTURES / "before" / kernel.name).read_bytes()
+    assert result.returncode == 0, result.stderr
+    assert re.search(r"real_batch_loop\.py: \d+ errors? against the target API remains?, each on a line that had one", result.stderr), result.stderr
+    assert "pl.view" not in kernel.read_text()
+    assert kernel.read_bytes() != (FIXTURES / "before" / kernel.name).read_bytes()
 
 
 # pypto's authors renamed pl.view to pl.slice by hand between the two trees of

@@ -46,7 +46,8 @@ def test_fix_safety_explains_each_class():
 def test_the_listing_is_plain_text(tmp_path):
     result = pypto("rules", cwd=tmp_path)
     lines = result.stdout.splitlines()
-    assert lines[0].split() == ["id", "name", "safety", "summary"] and len(lines) == len(RULES) + 1
+    assert lines[0].split() == ["id", "step", "name", "safety", "summary"] and len(lines) == len(RULES) + 1
+    assert all(line.split()[1] == rule.step for line, rule in zip(lines[1:], RULES))
     assert pypto("rules", "--format", "markdown", cwd=tmp_path).stdout == markdown_table(RULES)
 
 

@@ -9,7 +9,7 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from codemods.syntax.positions import code_and_starts
+from codemods.syntax.positions import code_and_starts, code_starts_and_texts, standalone
 from codemods.syntax.traversal import STATEMENT_TYPES, TRIVIA, children, content, own_and_nested, walk
 from conftest import FIXTURES
 
@@ -96,3 +96,19 @@ def _all(node):
         n = stack.pop()
         yield n
         stack.extend(n.children)
+
+
+@pytest.mark.parametrize("name,module", list(_modules()), ids=lambda v: v if isinstance(v, str) else "")
+def test_texts_from_the_one_code_generation_are_code_for_node(name, module):
+    """The before-texts of edits are read off the code generation that places them: for
+    every node that prints alone as inside its parent, exactly what code_for_node makes
+    (nested blocks included, where the surrounding indentation must be left out)."""
+    nodes = [n for n in _all(module) if standalone(type(n)) and n is not module]
+    assert {type(n).__name__ for n in nodes} >= {"Call", "SimpleStatementLine", "FunctionDef"}
+    text, found, texts = code_starts_and_texts(module, nodes[:50], nodes)
+    assert text == module.code and len(found) > 0
+    for node in nodes:
+        if id(node) not in texts:  # whitespace the parent writes as plain text: the engine prints it alone
+            assert isinstance(node, (cst.BaseParenthesizableWhitespace, cst.TrailingWhitespace, cst.Newline)), type(node).__name__
+            continue
+        assert texts[id(node)] == module.code_for_node(node), type(node).__name__

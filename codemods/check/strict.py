@@ -175,7 +175,7 @@ class StrictChecker:
         spec = self.api.ops.get(op)
         pos = [a.value for a in node.args if a.keyword is None]
         kw = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
-        if op in ("range", "parallel", "unroll", "auto_incore", "incore"):
+        if op in ("range", "parallel", "unroll", "auto_incore", "incore", "at"):
             for p in pos:
                 self._expr(p, env, region, stmt)
             return Val(SCALAR)
@@ -269,7 +269,7 @@ class StrictChecker:
         tile_involved = result.kind == TILE or any(v.kind == TILE for v in vals)
         if region is None and tile_involved and op != "store":
             self._advice(node, f"tile op pl.{op} in orchestration: it belongs inside a kernel region")
-        if region is not None:
+        if region is not None and not self.api.tensor_kernels:
             # Measured: the pass pipeline lowers these two Tensor forms into nothing it accepts.
             spec = self.api.ops[op]
             if vals and vals[0].kind in (TENSOR, TILE) and not spec.accepted(vals[0].kind.lower(), True):

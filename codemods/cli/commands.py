@@ -17,6 +17,7 @@ from ..run.discovery import discover
 from .formats import FORMATS
 from ..rulebook.loading import RuleFileError, Rule, choose_rules, load_rules
 from ..run.runner import Job
+from .versions import version_options, chosen_steps as _steps
 
 
 class Fatal(click.ClickException):
@@ -153,6 +154,12 @@ compile_option = click.option(
          "also the pass pipeline, its memory report and a structure audit). This IMPORTS each kernel module, so "
          "its module-level code runs (in a child process).",
 )
+compile_options = [
+    compile_option,
+    click.option("--compiler-python", type=click.Path(dir_okay=False, path_type=str), default=None, metavar="PATH",
+                 help="The Python whose pypto --compile runs (default: $PYPTO_PYTHON, else compiler-python in "
+                      "[tool.pypto-migrate], else the tool's own): the two compilers cannot share an environment."),
+]
 # `--compile PATH` hands the path to the option; PATHS is therefore checked by hand.
 optional_paths = click.argument("paths", nargs=-1, type=_Existing(exists=True, allow_dash=True, path_type=Path))
 
@@ -163,15 +170,28 @@ def _compile_stage(stage, paths) -> tuple[str | None, tuple[Path, ...]]:
         paths = (path, *paths)
     if not paths:
         raise click.UsageError("Missing argument 'PATHS...'.")
+    return stage, paths
+
+
+def _compiler(stage, target, python, config) -> str | None:
+    """The Python of --compile (None: ours); exit 2 with one line unless that Python's pypto
+    is the target's."""
+    from ..compiler.installed import compiler_python
+
+    python = compiler_python(python, config.compiler_python)
+    python = None if python == sys.executable else python
     if stage is not None:
-        from ..compiler.bridge import CompilerUnavailable, probe, unavailable_message
+        from ..compiler.bridge import CompilerMismatch, CompilerUnavailable, probe, unavailable_message
 
         try:
-            probe()
+            probe(target=target, python=python)
         except CompilerUnavailable as exc:
-            _console().print(f"error: {unavailable_message(str(exc))}")
+            _console().print(f"error: {unavailable_message(str(exc), python, target)}")
             sys.exit(2)
-    return stage, paths
+        except CompilerMismatch as exc:
+            _console().print(f"error: {exc}")
+            sys.exit(2)
+    return python
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -221,13 +241,15 @@ def _prepare(paths, select, ignore, sets, inputs, stdin_filename, verify=False):
 @click.option("--diff-file", type=click.Path(dir_okay=False, writable=True, path_type=Path), help="Also write the diff to FILE.")
 @click.option("--verify", is_flag=True, help="Run each migrated kernel against its original; never write one that fails.")
 @click.option("--interactive", "-i", is_flag=True, help="Review the migration hunk by hunk and write the hunks you accept.")
-@compile_option
+@_with(compile_options)
 @_with(size_options)
 @_with(selection)
+@_with(version_options)
 @_with(output_options)
 @_with(run_options)
-def run_command(paths, write, diff_file, verify, interactive, stage, sets, inputs, select, ignore, jobs,
-                fmt, exit_zero, quiet, verbose, color, stdin_filename, force_exclude, no_cache, max_file_size) -> None:
+def run_command(paths, write, diff_file, verify, interactive, stage, compiler_python, sets, inputs, select, ignore, jobs,
+                target, start, fmt, exit_zero, quiet, verbose, color, stdin_filename, force_exclude, no_cache,
+                max_file_size) -> None:
     """Migrate PATH... : print a unified diff (dry run) or, with --write, apply it. PATH `-` reads stdin.
 
     With --compile, a file the compiler rejects is not written, unless every rejection is on a
@@ -237,13 +259,16 @@ def run_command(paths, write, diff_file, verify, interactive, stage, sets, input
 
     stage, paths = _compile_stage(stage, paths)
     config, rules, narrowed, settings = _prepare(paths, select, ignore, sets, inputs, stdin_filename, verify)
+    target, start = _steps(target, start, config)
+    compiler_python = _compiler(stage, target, compiler_python, config)
     stdin = reads_stdin(paths)
     if stdin and (interactive or (write and fmt != "text")):
         raise click.UsageError("with `-`, --write prints the migrated source: use --format text; --interactive needs files")
     ui = Ui.make(quiet, verbose, color)
     job = Job(tuple(r.id for r in rules), write=write and not interactive, strict=not narrowed, verify=settings,
-              compile=None if interactive else stage, compile_sets=_settings(sets, inputs).sets if stage or sets or inputs else {}, size_defaults=config.sets,
-              max_file_size=max_file_size, cache_dir=_cache_dir(no_cache))
+              compile=None if interactive else stage, compile_sets=_settings(sets, inputs).sets if stage or sets or inputs else {},
+              compiler_python=compiler_python, size_defaults=config.sets,
+              max_file_size=max_file_size, cache_dir=_cache_dir(no_cache), target=target, start=start)
     diff_out = _diff_file(diff_file, paths) if diff_file is not None else None  # before anything is written
     files, outcomes = migrate_all(paths, job, jobs, config, force_exclude, ui, stdin_filename)
     if diff_out is not None:
@@ -260,21 +285,25 @@ def run_command(paths, write, diff_file, verify, interactive, stage, sets, input
 
 @main.command("check", epilog=exits.CHECK)
 @optional_paths
-@compile_option
+@_with(compile_options)
 @_with(selection)
+@_with(version_options)
 @_with(output_options)
 @_with(run_options)
-def check_command(paths, stage, select, ignore, jobs, fmt, exit_zero, quiet, verbose, color, stdin_filename, force_exclude,
-                  no_cache, max_file_size) -> None:
+def check_command(paths, stage, compiler_python, select, ignore, jobs, target, start, fmt, exit_zero, quiet, verbose, color,
+                  stdin_filename, force_exclude, no_cache, max_file_size) -> None:
     """Exit 1 if any file would change or needs a person (for CI); writes nothing. PATH `-` reads stdin."""
     from .formats import finish
     from ..run.invocation import outcomes as migrate_all, reads_stdin
 
     stage, paths = _compile_stage(stage, paths)
     config, rules, narrowed, _ = _prepare(paths, select, ignore, (), (), stdin_filename)
+    target, start = _steps(target, start, config)
+    compiler_python = _compiler(stage, target, compiler_python, config)
     ui = Ui.make(quiet, verbose, color)
-    job = Job(tuple(r.id for r in rules), strict=not narrowed, compile=stage, size_defaults=config.sets,
-              max_file_size=max_file_size, cache_dir=_cache_dir(no_cache))
+    job = Job(tuple(r.id for r in rules), strict=not narrowed, compile=stage, compiler_python=compiler_python,
+              size_defaults=config.sets, max_file_size=max_file_size, cache_dir=_cache_dir(no_cache), target=target,
+              start=start)
     _, outcomes = migrate_all(paths, job, jobs, config, force_exclude, ui, stdin_filename)
     sys.exit(finish(ui, fmt, outcomes, rules, "check", exit_zero=exit_zero, stdin=reads_stdin(paths)))
 
@@ -315,8 +344,10 @@ def _error_line(error: str) -> str:
 @click.option("--poison", type=click.Choice(["garbage", "nan", "zero"]), default="garbage", show_default=True,
               help="What uninitialised memory holds: finite garbage, NaN (shows fragile zero-inits), or zeros "
                    "(for kernels whose results depend on it).")
-def verify_command(original, migrated, sets, inputs, seed, poison) -> None:
-    """Run ORIGINAL (old API) and MIGRATED (2026-03 API) on the same inputs and compare.
+@click.option("--target", "verify_target", type=click.Choice(["2026-03", "2026-08"]), default="2026-03", show_default=True,
+              help="The pypto version whose meaning MIGRATED is run with (subscripts, `not`, output parameters).")
+def verify_command(original, migrated, sets, inputs, seed, poison, verify_target) -> None:
+    """Run ORIGINAL (old API) and MIGRATED (the --target API) on the same inputs and compare.
 
     Exit 3 means: equivalent where the original's valid_shape masking still applies, different
     only in rows it never wrote. Sizes: --set/--input over the file's own `# pypto-migrate: verify`
@@ -336,7 +367,7 @@ def verify_command(original, migrated, sets, inputs, seed, poison) -> None:
         config = find([original, migrated])
     except ConfigError as exc:
         raise Fatal(str(exc))
-    verdict = verify(texts[0], texts[1], _settings(sets, inputs, seed, poison, defaults=config), load_api())
+    verdict = verify(texts[0], texts[1], _settings(sets, inputs, seed, poison, defaults=config), load_api(), verify_target)
     _stdout(verdict.message + "\n")
     sys.exit(verdict.code)
 

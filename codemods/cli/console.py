@@ -4,6 +4,10 @@ Nothing a user wrote is ever read as rich markup: paths like `x[/]` and code lik
 are printed as they are (every Console here has markup off; table cells are `Text`).
 Colour follows `--color auto|always|never`; auto means a terminal, unless NO_COLOR is set
 (FORCE_COLOR turns it on off a terminal). An explicit --color beats both variables.
+
+Off a terminal and without colour, lines are written as they are, without rich (whose import
+and per-line rendering were most of a warm run): rich is imported only for colour, a
+terminal, a table or a line it would print differently (control characters, tabs).
 """
 
 from __future__ import annotations
@@ -14,13 +18,11 @@ import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from rich.console import Console
-from rich.text import Text
-
 from ..text.diffs import lines_of
 
 COLORS = ("auto", "always", "never")
 PROGRESS_MIN_FILES = 10  # fewer files finish before a bar would be worth drawing
+PLAIN_WIDTH = 200  # off a terminal: what rich's tables fit in (and lines are never wrapped)
 
 
 def wants_color(choice: str, stream) -> bool:
@@ -40,14 +42,44 @@ def _isatty(stream) -> bool:
         return False
 
 
-def make_console(stream=None, color: bool = False) -> Console:
+def make_console(stream=None, color: bool = False):
     stream = stream or sys.stderr
+    if color or _isatty(stream):
+        return _rich_console(stream, color)
+    return PlainConsole(stream)
+
+
+def _rich_console(stream, color: bool):
+    from rich.console import Console
+
     # Off a terminal rich would wrap at 80 columns and split the lines CI logs are grepped for.
-    width = None if _isatty(stream) else 200
+    width = None if _isatty(stream) else PLAIN_WIDTH
     return Console(
         file=stream, markup=False, highlight=False, emoji=False, soft_wrap=True, width=width,
         force_terminal=color, no_color=not color, color_system="auto" if color else None,
     )
+
+
+# What rich would not print as it is: it drops some control characters and expands tabs.
+_NOT_PLAIN = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")
+
+
+class PlainConsole:
+    """`print` as rich's Console prints a string without colour off a terminal, byte for byte,
+    with rich itself kept for what it renders (tables) and strings it would alter."""
+
+    def __init__(self, stream) -> None:
+        self.file = stream
+        self._rich = None
+
+    def print(self, message="", markup: bool = False) -> None:
+        if isinstance(message, str) and not _NOT_PLAIN.search(message):
+            self.file.write(message + "\n")
+            self.file.flush()
+            return
+        if self._rich is None:
+            self._rich = _rich_console(self.file, False)
+        self._rich.print(message)
 
 
 LEVEL_STYLES = {"error": "bold red", "review": "yellow", "warning": "yellow"}
@@ -61,7 +93,7 @@ class Ui:
     quiet: bool = False
     verbose: bool = False
     color_out: bool = False
-    err: Console = field(default_factory=make_console)
+    err: object = field(default_factory=make_console)  # a rich Console or a PlainConsole
 
     @classmethod
     def make(cls, quiet: bool = False, verbose: bool = False, color: str = "auto") -> "Ui":
@@ -80,9 +112,11 @@ class Ui:
     def problem(self, line: str) -> None:
         """One `path:line:col: level ...` line; its level word coloured where colour is on."""
         m = _LEVEL.match(line)
-        if m is None:
+        if m is None or isinstance(self.err, PlainConsole):
             self.err.print(line)
         else:
+            from rich.text import Text
+
             self.err.print(Text.assemble(m.group(1), (m.group(2), LEVEL_STYLES[m.group(2)]), line[m.end():]))
 
     def diff(self, text: str) -> None:
@@ -94,6 +128,7 @@ class Ui:
         if self.quiet or total < PROGRESS_MIN_FILES or not _isatty(sys.stderr):
             yield lambda outcome: None
             return
+        from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         bar_console = Console(file=sys.stderr, markup=False, highlight=False, emoji=False)

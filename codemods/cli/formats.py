@@ -13,10 +13,10 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote
 
 from .. import __version__
 from ..run.runner import Outcome, Summary, _count
+from .console import PLAIN_WIDTH, PlainConsole
 
 FORMATS = ("text", "json", "sarif", "github")
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -112,20 +112,47 @@ def _compile_report(ui, o: Outcome) -> None:
             ui.say(line)
 
 
+RULE_COLUMNS = ("rule", "name", "safety", "edits", "files")
+_RIGHT = {"edits", "files"}
+
+
 def rule_table(ui, summary: Summary, rules) -> None:
+    if not summary.per_rule:
+        return
+    rows = [
+        (rule.id, rule.name, rule.safety, str(summary.per_rule[rule.id]), str(summary.files_per_rule[rule.id]))
+        for rule in rules if summary.per_rule[rule.id]
+    ]
+    plain = plain_table(RULE_COLUMNS, rows, _RIGHT) if isinstance(ui.err, PlainConsole) else None
+    if plain is not None:
+        ui.say(plain)
+        return
     from rich.table import Table
     from rich.text import Text
 
-    if not summary.per_rule:
-        return
     table = Table(box=None, pad_edge=False, show_header=True, header_style="bold")
-    for column in ("rule", "name", "safety", "edits", "files"):
-        table.add_column(column, justify="right" if column in ("edits", "files") else "left")
-    for rule in rules:
-        if summary.per_rule[rule.id]:
-            cells = (rule.id, rule.name, rule.safety, str(summary.per_rule[rule.id]), str(summary.files_per_rule[rule.id]))
-            table.add_row(*(Text(c) for c in cells))
+    for column in RULE_COLUMNS:
+        table.add_column(column, justify="right" if column in _RIGHT else "left")
+    for cells in rows:
+        table.add_row(*(Text(c) for c in cells))
     ui.say(table)
+
+
+def plain_table(header: tuple[str, ...], rows: list[tuple[str, ...]], right: set[str], width: int = PLAIN_WIDTH) -> str | None:
+    """The lines rich draws for a borderless table off a terminal (columns two spaces apart,
+    none at the edges), without rich; None where rich might lay it out otherwise (a cell
+    not plain ASCII, a table wider than the line)."""
+    table = [header, *rows]
+    if header[-1] not in right or any(not (c.isascii() and c.isprintable()) or c != c.strip() for r in table for c in r):
+        return None
+    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
+    if sum(widths) + 2 * (len(widths) - 1) > width:
+        return None
+    lines = []
+    for r in table:
+        cells = [c.rjust(w) if name in right else c.ljust(w) for c, w, name in zip(r, widths, header)]
+        lines.append("  ".join(cells))
+    return "\n".join(lines)
 
 
 # --- positions on disk ----------------------------------------------------------------------
@@ -316,6 +343,8 @@ def sarif_report(outcomes: list[Outcome], rules, written: bool, exit_code: int) 
 
 
 def _uri(display: str) -> str:
+    from urllib.parse import quote  # SARIF only: not on the path of every text run
+
     return quote(display, safe="/")
 
 

@@ -56,7 +56,10 @@ def _code(text: str) -> str:
 
 def render(rule: Rule, examples: bool = True) -> str:
     """One rule's page, in Markdown that reads as plain text."""
-    out = [f"# {rule.name} ({rule.id})", "", f"Fix: {safety_class(rule)}", "", "## What it does", _sentence(rule.summary)]
+    out = [f"# {rule.name} ({rule.id})", "", f"Fix: {safety_class(rule)}"]
+    if rule.step:
+        out += [f"Step: {rule.step} (`--target {rule.step}` and later apply it)"]
+    out += ["", "## What it does", _sentence(rule.summary)]
     if rule.what:
         out += ["", _sentence(rule.what)]
     out += ["", "## Why", rule.why]
@@ -79,17 +82,22 @@ def render(rule: Rule, examples: bool = True) -> str:
 
 
 def listing(rules: tuple[Rule, ...]) -> str:
-    rows = [("id", "name", "safety", "summary")] + [(r.id, r.name, safety_class(r), r.summary) for r in rules]
-    widths = [max(len(row[i]) for row in rows) for i in range(3)]
-    return "".join(f"{a:<{widths[0]}}  {b:<{widths[1]}}  {c:<{widths[2]}}  {d}\n" for a, b, c, d in rows)
+    rows = [("id", "step", "name", "safety", "summary")] + [(r.id, r.step, r.name, safety_class(r), r.summary) for r in rules]
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    return "".join(f"{a:<{widths[0]}}  {b:<{widths[1]}}  {c:<{widths[2]}}  {d:<{widths[3]}}  {e}\n" for a, b, c, d, e in rows)
 
 
 def markdown_table(rules: tuple[Rule, ...]) -> str:
-    out = ["| id | name | safety | idiom | what it does |", "| --- | --- | --- | --- | --- |"]
+    """The rules as a Markdown table; a `step` column when they belong to more than one step."""
+    several = len({r.step for r in rules}) > 1
+    head = "| id | step | name | safety | idiom | what it does |" if several else "| id | name | safety | idiom | what it does |"
+    out = [head, "| --- " * head.count(" | ") + "| --- |"]
     for r in rules:
         idioms = f" {', '.join(map(str, r.idioms))} " if r.idioms else " "
-        out.append(f"| {r.id} | {r.name} | {safety_class(r)} |{idioms}| {r.what or r.summary} |")
+        step = f" {r.step} |" if several else ""
+        out.append(f"| {r.id} |{step} {r.name} | {safety_class(r)} |{idioms}| {r.what or r.summary} |")
     return "\n".join(out) + "\n"
+
 
 
 def with_table(readme: str, rules: tuple[Rule, ...]) -> str:
@@ -97,7 +105,8 @@ def with_table(readme: str, rules: tuple[Rule, ...]) -> str:
     start, end = readme.find(BEGIN), readme.find(END)
     if start < 0 or end < start:
         raise ValueError(f"the page has no rule-table markers ({BEGIN} ... {END})")
-    return readme[: start + len(BEGIN)] + "\n" + markdown_table(rules) + readme[end:]
+    first = min((r.step for r in rules), default="")
+    return readme[: start + len(BEGIN)] + "\n" + markdown_table(tuple(r for r in rules if r.step == first)) + readme[end:]
 
 
 def main(argv: list[str]) -> int:

@@ -4,6 +4,9 @@ Stages: `parse` imports the module and builds each program (the DSL parser and i
 checks run there; this is where every Tile/Tensor error of the 2026-03 API comes from);
 `passes` also runs the default pass pipeline on the CCE backend, reads its per-kernel
 memory report and audits the IR it prints after the last pass (`codemods.compiler.ir_audit`).
+With target 2026-08 the child works as `codemods.compiler.head` says (entry `@pl.jit`
+functions lowered, Ascend910B, the memory map), in the Python `installed.compiler_python`
+names, since that compiler cannot share an environment with the 2026-03 one.
 
 The child (`codemods.compiler.worker`) imports the user's module, so module-level code runs;
 a crash or a hang of pypto's C++ core costs that file only, and pypto's global state
@@ -22,6 +25,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .installed import DEFAULT_TARGET, compilers, features, mismatch
 from .ir_audit import StructureProblem
 from .memory_report import MemoryRecord
 
@@ -61,35 +65,52 @@ class CompilerUnavailable(Exception):
     """pypto cannot be imported by this Python."""
 
 
-def unavailable_message(reason: str) -> str:
-    return (
-        f"--compile needs the pypto compiler, which {sys.executable} cannot import ({reason}). "
-        f"Install it into this environment: {INSTALL_HINT}"
-    )
+class CompilerMismatch(Exception):
+    """The pypto a Python imports is not the target's; the message says which it is and what to do."""
 
 
-def probe(timeout: float = 120.0) -> None:
-    """Raise CompilerUnavailable unless a child process can import pypto.language."""
-    _ask({"probe": True}, timeout)
+def unavailable_message(reason: str, python: str | None = None, target: str = DEFAULT_TARGET) -> str:
+    python = python or sys.executable
+    hint = INSTALL_HINT
+    if target != DEFAULT_TARGET:  # the newer wheel has the same name: say which one, and what it needs beside it
+        wanted = compilers()[target]
+        hint = f"python -m pip install {wanted.wheel} ({wanted.title})"
+    if python != sys.executable:
+        hint = hint.replace("python -m pip", f"{python} -m pip", 1)
+    where = "this environment" if python == sys.executable else "that environment"
+    return f"--compile needs the pypto compiler, which {python} cannot import ({reason}). Install it into {where}: {hint}"
+
+
+def probe(timeout: float = 120.0, target: str = DEFAULT_TARGET, python: str | None = None) -> dict[str, bool]:
+    """Raise CompilerUnavailable unless a child process can import pypto.language, and
+    CompilerMismatch unless that pypto is the target's; the API names it was told by."""
+    found = _ask({"probe": True, "features": features()}, timeout, python).get("features", {})
+    problem = mismatch(target, found, python or sys.executable)
+    if problem:
+        raise CompilerMismatch(problem)
+    return found
 
 
 def compile_source(path: Path, text: str | None, stage: str = "parse", sets: dict[str, str] | None = None,
-                   timeout: float = DEFAULT_TIMEOUT, defaults: dict[str, str] | None = None) -> CompileResult:
+                   timeout: float = DEFAULT_TIMEOUT, defaults: dict[str, str] | None = None,
+                   target: str = DEFAULT_TARGET, python: str | None = None) -> CompileResult:
     """Compile `text` as if it were the file at `path` (None: the file as it is on disk).
 
     Sizes: `sets` (NAME -> VALUE, as `verify --set`) over the file's own
     `# pypto-migrate: verify --set ...` line; module constants are replaced, builder
     parameters passed. `defaults` ([tool.pypto-migrate] set) apply where the file has the name,
-    under its own line.
+    under its own line. `target` names the compiler's version (its API, its backend), `python`
+    the interpreter that has it (default: ours).
     """
     if stage not in STAGES:
         raise ValueError(f"unknown compile stage {stage!r}; one of {', '.join(STAGES)}")
     source = text if text is not None else path.read_text(encoding="utf-8-sig")
     merged = file_sets(source, defaults or {}) | dict(sets or {})
     with tempfile.TemporaryDirectory(prefix="pypto-migrate-compile-") as workdir:
-        request = {"path": str(Path(path).resolve()), "text": text, "stage": stage, "sets": merged, "workdir": workdir}
+        request = {"path": str(Path(path).resolve()), "text": text, "stage": stage, "sets": merged, "workdir": workdir,
+                   "target": target}
         try:
-            reply = _ask(request, timeout)
+            reply = _ask(request, timeout, python)
         except _Failed as exc:
             return CompileResult(stage, errors=[CompileError(1, 1, str(exc))], sets=merged)
     return CompileResult(
@@ -118,7 +139,7 @@ class _Failed(Exception):
     """The child did not answer: it crashed, hung or printed no result."""
 
 
-def _ask(request: dict, timeout: float) -> dict:
+def _ask(request: dict, timeout: float, python: str | None = None) -> dict:
     env = dict(os.environ)
     # The child must import this very package even when it is not installed (a checkout on
     # PYTHONPATH); appended, so that nothing of ours shadows what the user's code imports.
@@ -127,11 +148,13 @@ def _ask(request: dict, timeout: float) -> dict:
     with tempfile.TemporaryDirectory(prefix="pypto-migrate-cwd-") as cwd:  # no module of the caller's cwd shadows pypto
         try:
             done = subprocess.run(
-                [sys.executable, "-m", "codemods.compiler.worker"],
+                [python or sys.executable, "-m", "codemods.compiler.worker"],
                 input=json.dumps(request), capture_output=True, text=True, timeout=timeout, cwd=cwd, env=env,
             )
         except subprocess.TimeoutExpired:
             raise _Failed(f"the compiler did not finish within {timeout:g} s; stopped") from None
+        except OSError as exc:  # a --compiler-python that is not there or cannot run
+            raise CompilerUnavailable(f"{python} cannot be run: {exc.strerror or exc}") from None
     try:
         reply = json.loads(done.stdout) if done.stdout.strip() else None
     except json.JSONDecodeError:

@@ -22,7 +22,10 @@ import traceback
 import types
 from pathlib import Path
 
+from . import head
+
 MODULE_NAME = "pypto_migrate_compiled_kernel"
+_SOURCE_AT = re.compile(r"\bat (?P<file>/\S+?\.py):(?P<line>\d+):(?P<col>\d+)")
 _TRACEBACK_LINE = re.compile(r"^\s*(C\+\+ Traceback|File \".*\", line \d+|Traceback \(most recent call last\))")
 
 
@@ -37,7 +40,7 @@ def main() -> int:
         json.dump({"unavailable": f"{type(exc).__name__}: {exc}"}, result_stream)
         return 0
     if request.get("probe"):
-        json.dump({"ok": True}, result_stream)
+        json.dump({"ok": True, "features": features(request.get("features") or [])}, result_stream)
         return 0
     try:
         result = compile_file(request)
@@ -49,8 +52,21 @@ def main() -> int:
     return 0
 
 
+def features(names: list[str]) -> dict[str, bool]:
+    """Which of `names` (`pl.X`, `BackendType.X`) this pypto has: how its version is told."""
+    import pypto.language as pl
+    from pypto import backend
+
+    owners = {"pl": pl, "BackendType": backend.BackendType}
+    found = {}
+    for name in names:
+        owner, _, attr = name.partition(".")
+        found[name] = owner in owners and hasattr(owners[owner], attr)
+    return found
+
+
 def compile_file(request: dict) -> dict:
-    from ..interp.execute import SetupError, builders, is_program, module_names, override_constants
+    from ..interp.sources import SetupError, builders, is_program, module_names, override_constants
 
     user_path = Path(request["path"]).resolve()
     text = request["text"]
@@ -70,8 +86,10 @@ def compile_file(request: dict) -> dict:
         node.name for node in tree.body
         if isinstance(node, ast.ClassDef) and any(is_program(d) for d in node.decorator_list)
     ]
-    if not builder_names and not program_classes:
-        out["skipped"] = "no @pl.program (nor a function that builds one)"
+    newest = request.get("target") == "2026-08"
+    jit_names = head.jit_functions(tree) if newest else []
+    if not builder_names and not program_classes and not jit_names:
+        out["skipped"] = "no @pl.program (nor a function that builds one)" + (", no @pl.jit function" if newest else "")
         return out
     sets = dict(request.get("sets") or {})
     try:
@@ -80,7 +98,9 @@ def compile_file(request: dict) -> dict:
         out["errors"].append(_finding(1, 1, str(exc)))
         return out
 
-    where = _Locator(module_file, user_path)
+    where = _Locator(module_file, user_path, named_lines=newest)
+    if newest:
+        head.set_backend()  # before the module runs: a module-level @pl.program is parsed on import
     # Sibling modules of the user's file import as they would when it runs as a script.
     sys.path.insert(0, str(user_path.parent))
     module = types.ModuleType(MODULE_NAME)
@@ -114,14 +134,66 @@ def compile_file(request: dict) -> dict:
             programs.append((name, value))
         else:
             out["notes"].append(f"{name}() returned {type(value).__name__}, not a pypto Program")
+    if newest:
+        for name, fn in head.entries(module.__dict__, jit_names):
+            used |= head.parameters(fn)
     unknown = sorted(set(sets) - used)
     if unknown:
         out["notes"].append(f"--set {', '.join(unknown)}: no module constant or builder parameter of that name")
+    if newest:
+        lines = {n.name: n.lineno for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+        return _compile_newest(programs, module.__dict__, jit_names, sets, request["stage"], workdir, out, where, lines)
     out["programs"] = [name for name, _ in programs]
     if request["stage"] == "passes":
         for i, (name, program) in enumerate(programs):
             _run_passes(name, program, workdir / "passes" / f"{i}_{name}", out, where)
     return out
+
+
+def _compile_newest(programs, module_dict, jit_names, sets, stage, workdir: Path, out: dict, where, lines) -> dict:
+    """The 2026-08 compiler: built programs through the pass pipeline, entry @pl.jit functions
+    through `.lower()`; memory from the memory map's reading of the IR, structure audited."""
+    compiled = []
+    for i, (name, program) in enumerate(programs):
+        folder = workdir / "passes" / f"{i}_{name}"
+        if stage == "parse":
+            compiled.append(name)
+            continue
+        try:
+            dump = head.run_passes(name, program, folder)
+        except BaseException as exc:
+            compiled.append(name)
+            head.record_failure(exc, name, out, where, lines.get(name))
+            continue
+        compiled.append(name)
+        _read_dump(name, dump, head.last_dump(folder), out)
+    for i, (name, fn) in enumerate(head.entries(module_dict, jit_names)):
+        lowered = head.lower(name, fn, sets, stage, workdir / "jit" / f"{i}_{name}", out, where)
+        compiled.append(name)
+        if lowered is not None and stage == "passes":
+            dump = head.final_dump(lowered, workdir / "jit" / f"{i}_{name}")
+            _read_dump(name, dump, dump, out)
+    out["programs"] = compiled
+    return out
+
+
+def _read_dump(name: str, memory_dump: Path, final: Path | None, out: dict) -> None:
+    from .ir_audit import audit_dump
+    from ..rulebook.loading import load_api
+
+    try:
+        out["memory"].extend(head.memory(memory_dump))
+    except Exception as exc:  # the memory map is a reading aid; its failure must not cost the verdict
+        out["notes"].append(f"{name}: the memory map could not read {memory_dump.name} ({type(exc).__name__}: {exc})")
+    if final is None:
+        out["notes"].append(f"{name}: the pass pipeline dumped no IR to audit")
+        return
+    try:
+        problems = audit_dump(final.read_text(encoding="utf-8"), load_api(None, "2026-08"))
+    except SyntaxError as exc:
+        out["notes"].append(f"{name}: the IR dump {final.name} could not be read ({exc.msg} at line {exc.lineno}); structure not audited")
+        return
+    out["structure"].extend(p.to_json() for p in problems)
 
 
 def _run_passes(name, program, folder: Path, out: dict, where: "_Locator") -> None:
@@ -167,9 +239,10 @@ def _finding(line: int, column: int, message: str) -> dict:
 class _Locator:
     """Turns an exception raised while compiling into a finding in the user's file."""
 
-    def __init__(self, module_file: Path, user_path: Path) -> None:
+    def __init__(self, module_file: Path, user_path: Path, named_lines: bool = False) -> None:
         self.module_file = str(module_file)
         self.user_path = str(user_path)
+        self.named_lines = named_lines  # 2026-08's C++ checks name the user's line in their text
 
     def finding(self, exc: BaseException, context: str) -> dict:
         from pypto.language.parser.diagnostics import ParserError
@@ -179,8 +252,17 @@ class _Locator:
         message = clean_message(str(exc)) or type(exc).__name__
         if "Check failed" not in str(exc) and not isinstance(exc, (ValueError, RuntimeError)):
             message = f"{context}: {type(exc).__name__}: {message}"
+        named = self._named_line(str(exc)) if self.named_lines else None
+        if named is not None:  # a C++ check that names the user's own line: that line, not the caller's
+            return _finding(*named, message)
         line = self._innermost_line(exc)
         return _finding(line or 1, 1, message)
+
+    def _named_line(self, text: str) -> tuple[int, int] | None:
+        for m in _SOURCE_AT.finditer(text):
+            if self._same(m.group("file")):
+                return int(m.group("line")), int(m.group("col")) + 1  # pypto counts columns from 0
+        return None
 
     def _parser_error(self, exc) -> dict:
         from pypto.language.parser.diagnostics.renderer import ErrorRenderer

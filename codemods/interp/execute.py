@@ -20,20 +20,13 @@ from functools import partial
 import numpy as np
 
 from . import dtypes as D
+from . import versions
 from .language import Spec, build, installed
 from .ops import Machine
+from .sources import SetupError, SizeError, builders, is_program, module_names, override_constants  # noqa: F401
 from .values import KernelError, Tensor, active, kind
 
 DIRECTIVE = re.compile(r"#\s*pypto-migrate:\s*verify\b(.*)$", re.M)
-
-
-class SetupError(Exception):
-    """The kernel file cannot be built or run as asked (not a migration problem)."""
-
-
-class SizeError(SetupError):
-    """The sizes asked for do not fit the kernel (a typo in --set, a guard refusing them): the
-    user's setup, never a finding about the migration."""
 
 
 @dataclass
@@ -81,9 +74,10 @@ def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
     tree = override_constants(ast.parse(text, path), settings.sets, path)
     builder = _builder(tree)
     called = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self"}
-    tree = _Annotations().visit(tree)
+    tree = versions.Syntax().visit(_Annotations().visit(tree))
     ast.fix_missing_locations(tree)
-    namespace = {"__name__": "pypto_migrate_kernel", "__file__": path, ANNOTATED: partial(_annotated, machine)}
+    namespace = {"__name__": "pypto_migrate_kernel", "__file__": path, ANNOTATED: partial(_annotated, machine),
+                 **versions.helpers(machine)}
     with installed(build(machine)), active(machine):
         try:
             exec(compile(tree, path, "exec", dont_inherit=True), namespace)  # not our __future__ flags
@@ -193,32 +187,36 @@ def make_inputs(specs: dict[str, Spec], settings: Settings) -> dict[str, np.ndar
     return out
 
 
-def run(program: Program, inputs: dict[str, np.ndarray]) -> dict[str, Tensor]:
-    """Call the entry with fresh copies of the inputs; every Tensor it could write, by name."""
-    tensors = {name: Tensor(inputs[name].copy(), np.zeros(inputs[name].shape, dtype=bool), name)
-               for name, spec in program.specs.items() if spec.kind == "Tensor"}
+def run(program: Program, inputs: dict[str, np.ndarray], parameters: bool = False) -> dict[str, Tensor]:
+    """Call the entry with fresh copies of the inputs; every Tensor it could write, by name.
+
+    With `parameters` (a comparison across versions), every written parameter is an output by
+    its own name, whatever its annotation: what the host reads back in it."""
+    machine = program.machine
+    head = machine is not None and machine.head
+    tensors = {}
+    for name, spec in program.specs.items():
+        if spec.kind != "Tensor":
+            continue
+        data = inputs[name].copy()
+        if head and spec.direction == "out":  # 2026-08: an Out tensor is not copied in
+            data = machine.uninitialised(data.shape, spec.dtype)
+        tensors[name] = Tensor(data, np.zeros(inputs[name].shape, dtype=bool), name)
     scalars = {name: inputs[name].item() for name, spec in program.specs.items() if spec.kind == "Scalar"}
     with active(program.machine) if program.machine is not None else contextlib.nullcontext():
         result = program.entry(**tensors, **scalars)
     outputs = {name: t for name, t in tensors.items() if program.specs[name].direction in ("out", "inout")}
+    for name, t in tensors.items() if parameters else ():
+        if name not in outputs and t.written.any():
+            # Up to 2026-03 a written parameter is copied back whatever its annotation; at
+            # 2026-08 only Out/InOut ones are, and the host reads zeros for the others.
+            outputs[name] = Tensor(np.zeros_like(t.data), t.written, name) if head else t
     results = result if isinstance(result, tuple) else (result,)
     for i, value in enumerate(results):
-        if isinstance(value, Tensor) and not any(value.data is t.data for t in outputs.values()):
+        known = (*outputs.values(), *tensors.values()) if parameters else outputs.values()
+        if isinstance(value, Tensor) and not any(value.data is t.data for t in known):
             outputs[f"return[{i}]" if len(results) > 1 else "return"] = value
     return outputs
-
-
-def override_constants(tree: ast.Module, sets: dict[str, str], path: str) -> ast.Module:
-    for node in tree.body:
-        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else getattr(node, "target", None)
-        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(target, ast.Name) and node.value is not None:
-            name = target.id
-            if name in sets:
-                try:
-                    node.value = ast.parse(sets[name], mode="eval").body
-                except SyntaxError:
-                    raise SizeError(f"--set {name}={sets[name]}: not a Python expression") from None
-    return ast.fix_missing_locations(tree)
 
 
 def applicable(text: str, sets: dict, inputs: dict) -> tuple[dict, dict]:
@@ -235,27 +233,8 @@ def applicable(text: str, sets: dict, inputs: dict) -> tuple[dict, dict]:
     return {k: v for k, v in sets.items() if k in names}, {k: v for k, v in inputs.items() if k in params}
 
 
-def module_names(tree: ast.Module) -> set[str]:
-    names = {n.targets[0].id for n in tree.body if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)}
-    return names | {n.target.id for n in tree.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and n.value is not None}
-
-
 def _builder(tree: ast.Module) -> str | None:
     found = builders(tree)
     return found[0] if found else None
 
 
-def builders(tree: ast.Module) -> list[str]:
-    """The module-level functions that define a @pl.program class (and return it), in order."""
-    return [
-        node.name for node in tree.body
-        if isinstance(node, ast.FunctionDef) and any(
-            isinstance(inner, ast.ClassDef) and any(is_program(d) for d in inner.decorator_list)
-            for inner in ast.walk(node)
-        )
-    ]
-
-
-def is_program(decorator: ast.expr) -> bool:
-    target = decorator.func if isinstance(decorator, ast.Call) else decorator
-    return (isinstance(target, ast.Attribute) and target.attr == "program") or (isinstance(target, ast.Name) and target.id == "program")

@@ -15,6 +15,7 @@ from functools import partial
 
 from . import dtypes as D
 from . import more_ops
+from . import versions
 from .ops import Machine
 from .values import KernelError, Tile, kind
 
@@ -173,6 +174,7 @@ def build(machine: Machine) -> types.ModuleType:
     more_ops.install(pl, pl.tile, m)
     if not m.strict:  # the old name of pl.tile, gone before the target version
         pl.block = pl.tile
+    versions.install(pl, m)
     return pl
 
 
@@ -220,6 +222,8 @@ def _loop(m: Machine, name: str, parallel: bool, *args, init_values=None, chunk=
     start, stop, step = int(start), int(stop), int(step)
     if step == 0:
         raise KernelError(f"pl.{name} with step 0")
+    if chunk is not None and m.head:
+        raise KernelError(f"Unknown keyword argument 'chunk' in pl.{name}() (removed by pypto #1895: tile the loop by hand)")
     if chunk is not None:
         chunk = int(chunk)
         if chunk <= 0:
@@ -243,12 +247,12 @@ def _iterate(m: Machine, iterations: range, outlined: int, carried):
             # each outlined iteration is its own kernel instance: no Tile may pass between them
             m.kernel = m.new_kernel() if n < outlined else (None if outlined else m.kernel)
             if carried is None:
-                yield i
+                yield versions.loop_index(m, i)
                 continue
             frame: list = []
             m.yields.append(frame)
             try:
-                yield i, carried
+                yield versions.loop_index(m, i), carried
             finally:
                 m.yields.pop()
             if not frame:

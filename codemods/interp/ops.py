@@ -19,7 +19,7 @@ from ..rulebook.loading import ApiTable
 from . import dtypes as D
 from .values import KernelError, Tensor, Tile, kind, type_name, window
 
-OLD, STRICT = "old", "2026-03"
+OLD, STRICT, HEAD = "old", "2026-03", "2026-08"
 SPACES = ("DDR", "Vec", "Mat", "Left", "Right", "Acc")
 
 
@@ -38,7 +38,12 @@ class Machine:
 
     @property
     def strict(self) -> bool:
-        return self.profile == STRICT
+        """The checks of a target version: 2026-03 and 2026-08 alike."""
+        return self.profile != OLD
+
+    @property
+    def head(self) -> bool:
+        return self.profile == HEAD
 
     # -- memory --------------------------------------------------------------------------
     def uninitialised(self, shape, dtype: D.DType) -> np.ndarray:
@@ -125,6 +130,9 @@ class Machine:
 
     # -- elementwise ---------------------------------------------------------------------
     def binary(self, op: str, lhs, rhs):
+        if self.head and type(rhs).__name__ == "Index":
+            raise KernelError(f"pl operation '{op}': Scalar operand has dtype `index`, which tile/tensor scalar instructions "
+                              "do not accept. Convert it explicitly, e.g. pl.cast(<value>, pl.INT32).")
         family = self._dispatch(op, [lhs, rhs])
         self._enter_op(op, family, [lhs, rhs])
         a, b = _array(lhs), _array(rhs)
@@ -156,24 +164,10 @@ class Machine:
         return self._result(lhs, D.cast(out, lhs.dtype), _valid(lhs))
 
     def subscript(self, x, key):
-        """The guide's sugar: all-integer keys read a scalar, slices make a `slice`."""
-        key = key if isinstance(key, tuple) else (key,)
-        if all(not isinstance(k, slice) for k in key):
-            return self.read(x, list(key), "tile.read" if isinstance(x, Tile) else "tensor.read")
-        if len(key) != len(x.shape):
-            raise KernelError(f"subscript {key} of a rank-{len(x.shape)} value")
-        shape, offset = [], []
-        for k, n in zip(key, x.shape):
-            if isinstance(k, slice):
-                if k.step not in (None, 1):
-                    raise KernelError("a subscript slice with a step is not a pl.slice")
-                lo = 0 if k.start is None else int(k.start)
-                hi = n if k.stop is None else int(k.stop)
-                shape.append(hi - lo)
-                offset.append(lo)
-            else:
-                raise KernelError("a subscript mixing indices and slices is not a pl.slice")
-        return self.slice(x, shape, offset)
+        """The guide's sugar: all-integer keys read a scalar, slices make a `slice` (per version)."""
+        from .versions import subscript
+
+        return subscript(self, x, key)
 
     def dim(self, x, axis):
         return int(x.shape[int(axis)])
@@ -193,6 +187,10 @@ class Machine:
     def cast(self, x, target_type, mode="round"):
         if mode not in ("round", "rint"):  # to nearest, ties to even: all the interpreter models
             raise KernelError(f"pl.cast mode={mode!r} is not modelled by the interpreter (only round/rint)")
+        if not isinstance(x, (Tensor, Tile)):  # a scalar: pl.cast(i, pl.INT32)
+            return float(x) if target_type.is_float else int(x)
+        if self.head and x.dtype == target_type:
+            raise KernelError(f"tile.cast: target_type {target_type} equals input dtype; same-dtype cast is not a valid operation")
         family = self._dispatch("cast", [x])
         self._enter_op("cast", family, [x])
         return self._result(x, D.cast(_array(x), target_type), _valid(x))
@@ -324,7 +322,13 @@ class Machine:
             return self._tile(_squeeze(x.data[index], squeeze).copy(), x.space, valid)
         return Tensor(_squeeze(x.data[index], squeeze), _squeeze(x.written[index], squeeze), x.name, valid, x.kernel)
 
-    def load(self, tensor, offsets, shapes, target_memory="Vec", valid_shapes=None, transpose=False):
+    def load(self, tensor, offsets, shapes, target_memory="Vec", valid_shapes=None, transpose=False, valid_shape=None):
+        if self.head and (valid_shapes is not None or transpose):
+            raise KernelError("pl operation 'load': load() got an unexpected keyword argument "
+                              f"'{'valid_shapes' if valid_shapes is not None else 'transpose'}'")
+        if not self.head and valid_shape is not None:
+            raise KernelError("load() got an unexpected keyword argument 'valid_shape' (2026-03 says valid_shapes)")
+        valid_shapes = valid_shape if valid_shape is not None else valid_shapes
         self._dispatch("load", [tensor])
         self._in_kernel("load")
         if self.strict and len(offsets) != len(shapes):

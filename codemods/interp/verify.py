@@ -18,7 +18,7 @@ import numpy as np
 from ..rulebook.loading import ApiTable
 from . import execute
 from .execute import Settings, SetupError, SizeError
-from .ops import OLD, STRICT, Machine
+from .ops import HEAD, OLD, STRICT, Machine
 from .values import KernelError
 
 EQUIVALENT, MISMATCH, SETUP, MASKED = 0, 1, 2, 3
@@ -30,13 +30,21 @@ class Verdict:
     message: str
 
 
-def verify(original: tuple[str, str], migrated: tuple[str, str], settings: Settings, api: ApiTable) -> Verdict:
-    """`original` and `migrated` are (path, text) pairs."""
+PROFILES = {"2026-03": STRICT, "2026-08": HEAD}
+
+
+def verify(original: tuple[str, str], migrated: tuple[str, str], settings: Settings, api: ApiTable,
+           target: str = "2026-03") -> Verdict:
+    """`original` and `migrated` are (path, text) pairs; the migration runs with the meaning of
+    the `target` version (the original with the old one, the same at every version up to 2026-03)."""
     settings = settings.merged_over(original[1])
     try:
-        first = _run(original, OLD, settings, api, seed=2 * settings.seed + 1)
+        # Across versions the parameters' directions changed meaning: each written one is compared.
+        across = PROFILES[target] != STRICT
+        first = _run(original, OLD, settings, api, seed=2 * settings.seed + 1, parameters=across)
         inputs, outputs_a, masked = first
-        second = _run(migrated, STRICT, settings, api, seed=2 * settings.seed + 2, inputs=inputs)
+        second = _run(migrated, PROFILES[target], settings, api, seed=2 * settings.seed + 2, inputs=inputs,
+                      parameters=across)
         _, outputs_b, _ = second
     except _Failed as failed:
         return Verdict(SETUP if isinstance(failed.__cause__, SizeError) else MISMATCH, str(failed))
@@ -56,7 +64,8 @@ class _Failed(Exception):
     pass
 
 
-def _run(source: tuple[str, str], profile: str, settings: Settings, api: ApiTable, seed: int, inputs=None):
+def _run(source: tuple[str, str], profile: str, settings: Settings, api: ApiTable, seed: int, inputs=None,
+         parameters: bool = False):
     path, text = source
     machine = Machine(profile, api, seed, settings.poison)
     try:
@@ -65,7 +74,7 @@ def _run(source: tuple[str, str], profile: str, settings: Settings, api: ApiTabl
             inputs = execute.make_inputs(program.specs, settings)
         elif set(inputs) != set(program.specs):
             raise SetupError(f"{path}: parameters {sorted(program.specs)} differ from the original's {sorted(inputs)}")
-        outputs = execute.run(program, inputs)
+        outputs = execute.run(program, inputs, parameters)
     except KernelError as exc:
         raise _Failed(f"{_where(exc, path)}: {exc} ({profile} profile)") from exc
     except SetupError as exc:

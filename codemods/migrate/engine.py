@@ -19,7 +19,7 @@ from ..check.strict import rejected_within
 from ..check.findings import MARKER, scan
 from ..model.kernels import OpIndex
 from ..syntax.memo import forget, per_file
-from ..syntax.positions import code_and_starts, starts
+from ..syntax.positions import code_starts_and_texts, standalone, starts
 from ..check.results import Edit, EngineError, Result, SourceError
 from ..rulebook.loading import ApiTable, Rule
 from ..syntax.traversal import content
@@ -106,9 +106,23 @@ class _Dispatcher(cst.CSTTransformer):
                     self.visit.setdefault(node_type, []).append(getattr(transform, attr))
         self.enter = self._subtrees_to_enter(module, transforms)
 
-    def _touch(self, rule: Rule, node: cst.CSTNode, before: str, after: str) -> None:
+    def _touch(self, rule: Rule, node: cst.CSTNode, before: str | None, after: str) -> None:
         self.touched.append((rule, node))
-        self._texts.append((before.strip(), after.strip()))
+        self._texts.append((before, after.strip()))
+
+    def _before(self, node) -> str | None:
+        """The code of a node of the phase's input tree; None: read off the code generation
+        that places the phase's edits (a loop a rule wraps is not printed twice more)."""
+        return None if standalone(type(node)) else self._code(node)
+
+    def texts(self, printed: dict[int, str]) -> list[tuple[str, str]]:
+        """Before and after of each touched node, `printed` filling the befores left open."""
+        out = []
+        for (_, node), (was, now) in zip(self.touched, self._texts):
+            if was is None:  # a node printed only inside its parent was not recorded: print it alone
+                was = printed[id(node)] if id(node) in printed else self._code(node)
+            out.append((was.strip(), now))
+        return out
 
     def _code(self, node) -> str:
         if isinstance(node, cst.FlattenSentinel):
@@ -159,7 +173,7 @@ class _Dispatcher(cst.CSTTransformer):
                 line, column = self.ctx.position(original)
                 raise EngineError(f"engine error: rule {rule.id} failed here: {type(exc).__name__}: {exc}", line, column) from exc
             if result is not None and result is not updated:
-                self._touch(rule, original, self._code(original), self._code(result))
+                self._touch(rule, original, self._before(original), self._code(result))
                 updated = result
         if isinstance(updated, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
             flags = [(rule, original, message) for rule, message in self.ctx.node_flags.get(original, ())]
@@ -195,7 +209,7 @@ class _Dispatcher(cst.CSTTransformer):
     def _apply_statement_edits(self, original, updated, edits):
         before, after, prepend, remove = [], [], [], False
         for rule, where, text in edits:
-            self._touch(rule, original, self._code(original) if where == "remove" else "", "" if where == "remove" else text)
+            self._touch(rule, original, self._before(original) if where == "remove" else "", "" if where == "remove" else text)
             if where == "remove":
                 remove = True
             elif where == "prepend":
@@ -366,10 +380,12 @@ def _phases(module: cst.Module, body: str, rules: tuple[Rule, ...], api: ApiTabl
             continue  # nothing written: the tree is as it was
         # One code generation of the phase's input places its edits (and, for the input
         # itself, is the round trip).
-        before, where = code_and_starts(tree, [node for _, node in dispatcher.touched])
+        nodes = [node for _, node in dispatcher.touched]
+        unprinted = [node for node, (was, _) in zip(nodes, dispatcher._texts) if was is None]
+        before, where, printed = code_starts_and_texts(tree, nodes, unprinted)
         edits += [
             Edit(rule.id, *where[id(node)], rule.safety, was, now)
-            for (rule, node), (was, now) in zip(dispatcher.touched, dispatcher._texts)
+            for (rule, node), (was, now) in zip(dispatcher.touched, dispatcher.texts(printed))
         ]
         touched.update(rule.id for rule, _ in dispatcher.touched)
         if tree is module:

@@ -25,7 +25,7 @@ import libcst as cst
 from ..check.strict import rejected_within
 from ..model.annotations import differences, fully_known
 from ..model.inference import Inference, Site
-from ..model.kernels import KernelFunction, OpIndex, Region, find_regions, kernel_functions, module_alias, parameter_value
+from ..model.kernels import KernelFunction, OpIndex, Region, find_regions, kernel_functions, module_alias, parameter_value, scope_kind
 from ..model.liveness import Liveness
 from ..model.shapes import ShapeConstants
 from ..model.values import SCALAR_VAL, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, Val, join
@@ -130,12 +130,12 @@ class Planner(HandOffs, Decisions, Inference, RegionScan, RejectionScope, ShapeC
             for small in s.body:
                 (self._annotated if isinstance(small, cst.AnnAssign) else self._small)(small, s, env, rp)
         elif isinstance(s, cst.With):
-            ops = [self._call_op(item.item) for item in s.items]
             inner = self.by_node.get(s)
             if inner is not None:
                 self._region(inner, env)
             else:
-                self._block(statements(s), env, rp, s if "auto_incore" in ops else scope)
+                auto = any(scope_kind(item.item, self.ops) == "auto_incore" for item in s.items)
+                self._block(statements(s), env, rp, s if auto else scope)
         elif isinstance(s, cst.For):
             if isinstance(s.target, cst.Name):
                 env[s.target.value] = SCALAR_VAL

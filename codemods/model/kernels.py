@@ -277,6 +277,23 @@ def kernel_functions(module: cst.Module, ops: dict[cst.CSTNode, str]) -> list[Ke
 
 
 
+def scope_kind(node, ops: dict[cst.CSTNode, str]) -> str | None:
+    """What a `with` item opens: "incore" (`pl.incore()`, and from 2026-04 on
+    `pl.at(level=pl.Level.CORE_GROUP)`), "auto_incore" (`pl.auto_incore()`, or a `pl.at` that
+    asks for chunked loops: `optimization=pl.chunked_loop_optimizer`, `optimizations=[pl.auto_chunk]`),
+    or None."""
+    op = ops.get(node) if isinstance(node, cst.Call) else None
+    if op in ("incore", "auto_incore"):
+        return op
+    if op != "at":
+        return None
+    keywords = {a.keyword.value: code(a.value) for a in node.args if a.keyword is not None}
+    if any(k in keywords and ("chunked_loop_optimizer" in keywords[k] or "auto_chunk" in keywords[k])
+           for k in ("optimization", "optimizations")):
+        return "auto_incore"
+    return "incore" if keywords.get("level", "").endswith("CORE_GROUP") else None
+
+
 def find_regions(func: cst.FunctionDef, ops: dict[cst.CSTNode, str], env: dict[str, float]) -> list[tuple[Region, list]]:
     """The kernel regions of a function, outermost first, each with its body.
 
@@ -295,7 +312,7 @@ def find_regions(func: cst.FunctionDef, ops: dict[cst.CSTNode, str], env: dict[s
     def walk(stmts, scope, inside):
         for s in stmts:
             if isinstance(s, cst.With):
-                names = [op(item.item) for item in s.items]
+                names = [scope_kind(item.item, ops) for item in s.items]
                 if "incore" in names and not inside:
                     found.append((Region(len(found) + 1, "incore", s, scope), statements(s)))
                     walk(statements(s), scope, True)

@@ -48,6 +48,7 @@ class Rule:
     idioms: tuple[int, ...] = ()  # the sections of pypto-migration-idioms.md it carries out
     requires: tuple[str, ...] = ()  # rules whose edits its own edits rely on (names they define)
     rejects: str = ""  # the target compiler's message where the old form is; the rule fires only there
+    step: str = ""  # the version step it belongs to: the name of its folder (`2026-03`)
 
     def describe(self) -> str:
         return f"{self.id} {self.name}"
@@ -96,6 +97,13 @@ class ApiTable:
     dtype_bytes: dict[str, float]
     # The names the target accepts after `pl.` ("") and after `pl.tile.`/`pl.tensor.`; empty: not checked.
     namespaces: dict[str, frozenset[str]] = field(default_factory=dict)
+    step: str = ""  # the version step this table is the target of (`2026-03`)
+    # Forms that tell which steps a file needs (see `codemods.migrate.steps`): `needs`, code
+    # older than this version (the step applies); `done`, code written at this version or
+    # later (the step is skipped unless a `needs` form is there too).
+    needs: tuple[str, ...] = ()
+    done: tuple[str, ...] = ()
+    tensor_kernels: bool = False  # tensor-level ops inside a kernel are lowered by the compiler
 
     def removed(self) -> dict[str, Op]:
         return {n: op for n, op in self.ops.items() if op.kind == "removed"}
@@ -201,6 +209,7 @@ def load_rule(path: Path) -> Rule:
         what=str(data.get("what", "")),
         idioms=tuple(idioms),
         requires=tuple(requires),
+        step=path.parent.name,
     )
 
 
@@ -225,10 +234,58 @@ def load_rules(rules_dir: Path | None = None) -> tuple[Rule, ...]:
     return rules
 
 
+STEP = re.compile(r"^\d{4}-\d{2}$")
+DEFAULT_TARGET = "2026-03"  # the step `run` and `check` migrate to without --target
+
+
 @lru_cache(maxsize=8)
-def load_api(rules_dir: Path | None = None) -> ApiTable:
-    path = (rules_dir or default_rules_dir()) / "api" / "pypto-2026-03.toml"
+def steps(rules_dir: Path | None = None) -> tuple[str, ...]:
+    """The version steps, oldest first: the folders of rules that have an API table beside them."""
+    rules_dir = rules_dir or default_rules_dir()
+    found = sorted(p.name for p in rules_dir.iterdir() if p.is_dir() and STEP.match(p.name)) if rules_dir.is_dir() else []
+    missing = [s for s in found if not (rules_dir / "api" / f"pypto-{s}.toml").is_file()]
+    if missing:
+        raise RuleFileError(f"{rules_dir}: step {', '.join(missing)} has rules but no api/pypto-STEP.toml")
+    return tuple(found)
+
+
+def _table_data(path: Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """A table's data, with what it inherits: `base = "pypto-2026-03.toml"` takes every key of
+    that table and lets this one replace them; an op's entry is merged key by key, so that
+    what the base table says of an op (its roles, its result) holds unless this one says
+    otherwise. `namespaces` lists replace the base's whole."""
+    if path in seen:
+        raise RuleFileError(f"{path}: 'base' makes a cycle")
     data = _read_toml(path)
+    base_name = data.pop("base", None)
+    if base_name is None:
+        return data
+    if not isinstance(base_name, str):
+        raise RuleFileError(f"{path}: 'base' must be the file name of another table")
+    base = _table_data(path.parent / base_name, (*seen, path))
+    merged = {**base, **{k: v for k, v in data.items() if k not in ("ops", "namespaces", "memory_limits", "dtype_bytes")}}
+    for key in ("memory_limits", "dtype_bytes", "namespaces"):
+        merged[key] = {**base.get(key, {}), **data.get(key, {})}
+    ops = {name: dict(spec) for name, spec in base.get("ops", {}).items()}
+    for name, spec in data.get("ops", {}).items():
+        if spec.get("kind") == "removed":
+            ops[name] = dict(spec)  # nothing of the old op holds once it is gone
+        else:
+            ops[name] = {**ops.get(name, {}), **spec}
+    merged["ops"] = ops
+    if "step" not in data:  # which code needs a step is the step's own to say, never inherited
+        merged.pop("step", None)
+    return merged
+
+
+@lru_cache(maxsize=16)
+def load_api(rules_dir: Path | None = None, step: str | None = None) -> ApiTable:
+    """The API table of a step (`2026-03`), the target of that step's rules."""
+    step = step or DEFAULT_TARGET
+    path = (rules_dir or default_rules_dir()) / "api" / f"pypto-{step}.toml"
+    if not path.is_file():
+        raise RuleFileError(f"{path}: no API table for step {step}")
+    data = _table_data(path)
     ops: dict[str, Op] = {}
     for name, spec in _require(data, "ops", path, dict).items():
         ops[name] = Op(
@@ -254,6 +311,9 @@ def load_api(rules_dir: Path | None = None) -> ApiTable:
         )
     namespaces = {space: frozenset(names) for space, names in data.get("namespaces", {}).items()}
     _namespaced(ops, namespaces)
+    detect = data.get("step", {})
+    if not isinstance(detect, dict):
+        raise RuleFileError(f"{path}: [step] must be a table")
     return ApiTable(
         module=_require(data, "module", path),
         version=_require(data, "version", path),
@@ -261,6 +321,10 @@ def load_api(rules_dir: Path | None = None) -> ApiTable:
         memory_limits=dict(data.get("memory_limits", {})),
         dtype_bytes=dict(data.get("dtype_bytes", {})),
         namespaces=namespaces,
+        step=step,
+        needs=tuple(detect.get("needs", ())),
+        done=tuple(detect.get("done", ())),
+        tensor_kernels=bool(data.get("tensor_kernels", False)),
     )
 
 

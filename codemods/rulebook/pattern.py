@@ -176,10 +176,12 @@ def render_call(
 ) -> cst.Call:
     """Build the replacement call, reusing the original arguments' nodes and layout."""
     realias = _Realias(module_alias, receiver)
+    # A literal argument may hold metavariables of its own (`pl.tile.transpose_view($x)`).
+    fill = _Fill(module_alias, receiver, {k: v.value for k, v in bound.items() if isinstance(v, cst.Arg)})
     values: list[cst.Arg] = []
     for slot in template.slots:
         if slot.kind == "literal":
-            values.append(slot.node.visit(realias))
+            values.append(slot.node.visit(fill))
         elif slot.kind in ("rest", "kwrest"):
             values.extend(bound[slot.var])
         else:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sys
 from functools import lru_cache
 from pathlib import Path
@@ -56,6 +57,23 @@ def clean(folder: Path) -> bool:
     return True
 
 
+def _libcst_version() -> str:
+    """LibCST's version as its own `_version.py` states it, read without importing LibCST or
+    importlib.metadata (either would cost a warm run more than all its cached results)."""
+    from importlib.util import find_spec
+
+    spec = find_spec("libcst")
+    for folder in (spec.submodule_search_locations or []) if spec is not None else []:
+        try:
+            text = Path(folder, "_version.py").read_text(encoding="utf-8")
+        except OSError:
+            continue
+        m = re.search(r"""^(?:__version__|version)\b[^\n]*?=\s*['"]([^'"]+)['"]""", text, re.M)
+        if m:
+            return m.group(1)
+    return _version("libcst")
+
+
 def _version(distribution: str) -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -84,12 +102,14 @@ def _folder_fingerprint(folder: Path) -> str:
     return digest.hexdigest()
 
 
-def settings_key(rule_ids: tuple[str, ...], strict: bool, rules_dir: Path) -> str:
+def settings_key(rule_ids: tuple[str, ...], strict: bool, rules_dir: Path, target: str = "", start: str = "") -> str:
     """Everything besides the file's content that a migration result depends on."""
     parts = {
+        "target": target,
+        "from": start,
         "tool": _tool_fingerprint(),
         "python": list(sys.version_info[:2]),
-        "libcst": _version("libcst"),
+        "libcst": _libcst_version(),
         "rules": _folder_fingerprint(rules_dir),
         "selected": sorted(rule_ids),
         "strict": strict,

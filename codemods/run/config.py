@@ -9,6 +9,8 @@ its own. Keys:
     exclude = ["generated", "legacy/*.py"]  # fnmatch patterns, skipped while walking folders
     set = {BATCH = 8, HIDDEN = 64}          # sizes for verify, run --verify, --compile
     input = {seq_lens = "4:16"}             # input bounds LOW:HIGH for verify
+    target = "2026-08"                      # the pypto version to migrate to; --target replaces it
+    compiler-python = "../venv-head/bin/python"  # the Python --compile runs pypto in (relative: to this file)
 
 `set` and `input` are project-wide, so each applies only to the files that have that name,
 under a file's own `# pypto-migrate: verify` line; --set/--input win over both.
@@ -24,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 TABLE = "pypto-migrate"
-KEYS = ("select", "ignore", "exclude", "set", "input")
+KEYS = ("select", "ignore", "exclude", "set", "input", "target", "compiler-python")
 
 
 class ConfigError(Exception):
@@ -39,6 +41,8 @@ class Config:
     exclude: tuple[str, ...] = ()
     sets: dict[str, str] = field(default_factory=dict)
     inputs: dict[str, tuple[float, float]] = field(default_factory=dict)
+    target: str = ""  # a version step (`2026-08`); "": the tool's default
+    compiler_python: str | None = None  # absolute, or as written when it is a bare command name
 
     def excluded(self, file: Path) -> bool:
         """Whether a pattern matches the file's path below the config's folder, or any of its
@@ -121,7 +125,16 @@ def parse(table: dict, path: Path) -> Config:
             bounds[name] = (float(low), float(high))
         except ValueError:
             raise ConfigError(f"{where} input: {name} = {value!r}: expected \"LOW:HIGH\"") from None
-    return Config(path, lists["select"], lists["ignore"], lists["exclude"], {k: str(v) for k, v in sets.items()}, bounds)
+    target = table.get("target", "")
+    if not isinstance(target, str):
+        raise ConfigError(f"{where} target: expected a version step such as \"2026-08\", got {target!r}")
+    python = table.get("compiler-python")
+    if python is not None and (not isinstance(python, str) or not python):
+        raise ConfigError(f"{where} compiler-python: expected the path of a Python, got {python!r}")
+    if python and os.sep in python:  # a path, read from the configuration's folder; a bare name is looked up on PATH
+        python = os.path.join(os.path.dirname(os.path.abspath(path)), os.path.expanduser(python))
+    return Config(path, lists["select"], lists["ignore"], lists["exclude"], {k: str(v) for k, v in sets.items()}, bounds,
+                  target, python)
 
 
 def filter_excluded(files: list[Path], named: list[Path], config: Config, force: bool = False) -> list[Path]:

@@ -11,7 +11,6 @@ link, a named pipe, a device) is skipped with the reason: reading a pipe would w
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 from ..text.sources import display_path, not_regular
@@ -23,24 +22,68 @@ def _is_venv(folder: Path) -> bool:
     return (folder / "pyvenv.cfg").is_file() or (folder / "conda-meta").is_dir()
 
 
-def _walk(root: Path) -> list[Path]:
-    found = []
-    for folder, dirs, files in os.walk(root):
+def _walk(root: Path) -> list[tuple[Path, str | None]]:
+    """The `*.py` files under `root`, each with its real path where the walk knows it (no
+    symlink on the way), else None; os.walk's order: a folder's files, then its subfolders."""
+    found: list[tuple[Path, str | None]] = []
+    real_root = os.path.realpath(root)
+
+    def visit(folder: str, real: str | None) -> None:
+        try:
+            with os.scandir(folder) as it:
+                entries = list(it)
+        except OSError:
+            return  # os.walk's default: an unreadable folder is left out
+        dirs, files = [], []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                dirs.append(entry)
+            else:
+                files.append(entry)
         here = Path(folder)
-        dirs[:] = sorted(
-            d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS and not _is_venv(here / d)
-        )
-        found.extend(here / f for f in sorted(files) if f.endswith(".py") and not f.startswith("."))
+        for entry in sorted(files, key=lambda e: e.name):
+            if entry.name.endswith(".py") and not entry.name.startswith("."):
+                plain = real is not None and not entry.is_symlink() and _is_regular(entry)
+                found.append((here / entry.name, os.path.join(real, entry.name) if plain else None))
+        for entry in sorted(dirs, key=lambda e: e.name):
+            d = entry.name
+            if d.startswith(".") or d in _SKIP_DIRS or _is_venv(here / d) or entry.is_symlink():
+                continue  # os.walk does not follow links to folders either
+            visit(os.path.join(folder, d), None if real is None else os.path.join(real, d))
+
+    visit(str(root), real_root)
     return found
 
 
-def _git_ignored(root: Path, files: list[Path]) -> set[Path]:
-    if not files:
+def _is_regular(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_file(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def _in_git_tree(root: Path) -> bool:
+    """Whether git could see `root` as part of a work tree: a .git above it, or git told
+    where to look by the environment."""
+    if os.environ.get("GIT_DIR") or os.environ.get("GIT_WORK_TREE"):
+        return True
+    here = Path(os.path.realpath(root))
+    return any((folder / ".git").exists() for folder in (here, *here.parents))
+
+
+def _git_ignored(root: Path, files: list[str]) -> set[str]:
+    if not files or not _in_git_tree(root):
         return set()
+    import subprocess  # only inside a work tree
+
     try:
         proc = subprocess.run(
             ["git", "-C", str(root), "check-ignore", "--stdin", "-z"],
-            input=b"\0".join(str(f.resolve()).encode() for f in files),
+            input=b"\0".join(os.fsencode(f) for f in files),
             capture_output=True,
             timeout=60,
         )
@@ -48,7 +91,7 @@ def _git_ignored(root: Path, files: list[Path]) -> set[Path]:
         return set()
     if proc.returncode not in (0, 1):  # 128: not a git work tree
         return set()
-    return {Path(p.decode()) for p in proc.stdout.split(b"\0") if p}
+    return {os.fsdecode(p) for p in proc.stdout.split(b"\0") if p}
 
 
 def discover(paths: list[Path], skipped: list[str] | None = None) -> list[Path]:
@@ -57,18 +100,19 @@ def discover(paths: list[Path], skipped: list[str] | None = None) -> list[Path]:
 
     def regular(path: Path) -> bool:
         why = not_regular(path)
-        line = f"{display_path(path)}: skipped: {why}"
-        if why is not None and skipped is not None and line not in skipped:
-            skipped.append(line)
+        if why is not None and skipped is not None:
+            line = f"{display_path(path)}: skipped: {why}"
+            if line not in skipped:
+                skipped.append(line)
         return why is None
 
     for path in paths:
         if path.is_dir():
-            files = [f for f in _walk(path) if regular(f)]
-            ignored = _git_ignored(path, files)
-            chosen = [f for f in files if f.resolve() not in ignored]
+            files = [(f, real or os.path.realpath(f)) for f, real in _walk(path) if real is not None or regular(f)]
+            ignored = _git_ignored(path, [real for _, real in files])
+            chosen = [(f, real) for f, real in files if real not in ignored]
         else:
-            chosen = [path] if regular(path) else []
-        for f in chosen:
-            seen.setdefault(os.path.realpath(f), f)
+            chosen = [(path, os.path.realpath(path))] if regular(path) else []
+        for f, real in chosen:
+            seen.setdefault(real, f)
     return list(seen.values())

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..text.diffs import diff_body, with_header
 from ..check.results import Edit, Finding, SourceError
 from .cache import ResultCache, error_entry, from_entry, result_entry, settings_key
-from ..rulebook.loading import default_rules_dir, load_api, load_rules
+from ..rulebook.loading import DEFAULT_TARGET, default_rules_dir, load_api, load_rules
 from ..text.sources import FileProblem, decode, display_path, read_bytes, write_atomic
 
 LEFTOVER_ID = "API"  # findings about removed API that no rule rewrote
@@ -59,10 +59,13 @@ class Job:
     verify: object | None = None  # interp Settings: run each changed kernel against its original
     compile: str | None = None  # "parse" | "passes": compile what run would write with pypto
     compile_sets: dict[str, str] = field(default_factory=dict)  # sizes for the compile, over the file's own
+    compiler_python: str | None = None  # the Python that has that pypto (None: ours)
     size_defaults: dict[str, str] = field(default_factory=dict)  # [tool.pypto-migrate] set: under the file's own
     max_file_size: int = 0  # bytes; a bigger file is reported and skipped (0: no limit)
     cache_dir: Path | None = None  # where results are kept between runs (None: not kept)
     cache_key: str = ""  # the settings part of the cache key (`run` computes it once)
+    target: str = DEFAULT_TARGET  # the version step to migrate to (--target)
+    start: str = ""  # the step to start at (--from); "": read off each file's code
 
 
 def _where(display: str, line: int | None, column: int | None) -> str:
@@ -87,25 +90,33 @@ def balanced_map(*args):
 
 
 def migrate_text(text: str, job: Job, strict: bool | None = None):
-    """The engine on one text, with the job's rules (every rule id is known to markers)."""
+    """The engine on one text, with the job's rules (every rule id is known to markers),
+    through the version steps the text needs to reach the job's target."""
+    from ..migrate.steps import migrate_steps, steps_for
+
     all_rules = load_rules(job.rules_dir)
     rules = tuple(r for r in all_rules if r.id in job.rule_ids)
     known = frozenset(r.id for r in all_rules) | {LEFTOVER_ID}
-    return migrate(text, rules, load_api(job.rules_dir), known, strict=job.strict if strict is None else strict)
+    steps = steps_for(text, rules, job.target, job.start, job.rules_dir)
+    return migrate_steps(text, steps, known, job.strict if strict is None else strict, migrate)
+
+
+def _key(job: Job) -> str:
+    return settings_key(job.rule_ids, job.strict, job.rules_dir or default_rules_dir(), job.target, job.start)
 
 
 def _cache(job: Job) -> ResultCache | None:
     if job.cache_dir is None:
         return None
-    key = job.cache_key or settings_key(job.rule_ids, job.strict, job.rules_dir or default_rules_dir())
+    key = job.cache_key or _key(job)
     return ResultCache(job.cache_dir, key)
 
 
-def _migration(data: bytes, text: str, job: Job, entry: dict | None = None):
+def _migration(data: bytes, text: str, job: Job, entry: dict | None = None, key: str = ""):
     """The migration of a file's text and the body of its diff: from the cache when it holds
-    them (`entry`, when the caller looked already), else computed and kept there."""
+    them (`entry` under `key`, when the caller looked already), else computed and kept there."""
     cache = _cache(job)
-    key = cache.content_key(data) if cache is not None else ""
+    key = key or (cache.content_key(data) if cache is not None else "")
     if cache is not None:
         entry = entry if entry is not None else cache.get(key)
         if entry is not None:
@@ -126,20 +137,20 @@ def _migration(data: bytes, text: str, job: Job, entry: dict | None = None):
     return result, body
 
 
-def process(path: Path, job: Job, known: tuple[bytes, dict] | None = None, text: str | None = None,
+def process(path: Path, job: Job, known: tuple[bytes, dict, str] | None = None, text: str | None = None,
             display: str | None = None) -> Outcome:
-    """One file, start to end. `known`: its bytes and cache entry, when the caller has them;
+    """One file, start to end. `known`: its bytes, cache entry and key, when the caller has them;
     `text` (stdin): that text stands for the file and is never written."""
     started = time.perf_counter()
     outcome = Outcome(display or display_path(path))
     stdin = text is not None
     try:
         if stdin:
-            data, entry = text.encode("utf-8"), None
+            data, entry, key = text.encode("utf-8"), None, ""
         else:
-            data, entry = known if known is not None else (read_bytes(path, job.max_file_size), None)
+            data, entry, key = known if known is not None else (read_bytes(path, job.max_file_size), None, "")
             text = decode(data)
-        result, body = _migration(data, text, job, entry)
+        result, body = _migration(data, text, job, entry, key)
         if stdin:
             outcome.output = result.output
         outcome.edits = sorted(result.edits, key=lambda e: (e.line, e.column))
@@ -180,7 +191,7 @@ def _refuse_introduced(outcome: Outcome, text: str, output: str, job: Job) -> No
     """Narrowed rules never write unchecked output: errors their edits introduce refuse the file."""
     from ..check.introduced import narrowed_check
 
-    introduced, left = narrowed_check(text, output, load_api(job.rules_dir))
+    introduced, left = narrowed_check(text, output, load_api(job.rules_dir, job.target))
     if left and not introduced:
         outcome.notes.append(f"{_count(left, 'error')} against the target API remain, each on a line that had one "
                              "before: left for the rules not selected")
@@ -219,13 +230,14 @@ def _compile(path: Path, outcome: Outcome, result, job: Job, stdin: bool = False
 
     text = result.output if result.changed or stdin else None  # a stdin text has no file to import
     try:
-        compiled = compile_source(path, text, job.compile, job.compile_sets, defaults=job.size_defaults)
+        compiled = compile_source(path, text, job.compile, job.compile_sets, defaults=job.size_defaults,
+                                  target=job.target, python=job.compiler_python)
     except CompilerUnavailable as exc:
-        raise FileProblem(unavailable_message(str(exc))) from exc
+        raise FileProblem(unavailable_message(str(exc), job.compiler_python, job.target)) from exc
     outcome.compiled = compiled
     if job.compile == "passes" and compiled.programs:
         try:
-            outcome.capacity = tool_capacity(result.output, outcome.display, load_api(job.rules_dir))
+            outcome.capacity = tool_capacity(result.output, outcome.display, load_api(job.rules_dir, job.target))
         except Exception as exc:  # the figures are a comparison; their failure must not cost the compile
             outcome.notes.append(f"compile: the tool's own capacity figures failed ({type(exc).__name__}: {exc})")
     unexcused = [e for e in compiled.errors if not under_review_marker(result.output, e.line)]
@@ -250,7 +262,7 @@ def run(paths: list[Path], job: Job, jobs: int = 1, on_done=None) -> list[Outcom
     `on_done(outcome)` is called as each one arrives (a progress bar)."""
     on_done = on_done or (lambda outcome: None)
     if job.cache_dir is not None and not job.cache_key:
-        job = replace(job, cache_key=settings_key(job.rule_ids, job.strict, job.rules_dir or default_rules_dir()))
+        job = replace(job, cache_key=_key(job))
     if jobs <= 1:
         return [_done(process(p, job), on_done) for p in paths]
     outcomes: list[Outcome | None] = [None] * len(paths)
@@ -278,8 +290,8 @@ def _done(outcome: Outcome, on_done) -> Outcome:
     return outcome
 
 
-def _look(path: Path, job: Job) -> tuple[float, tuple[bytes, dict] | None]:
-    """A file's expected cost, or 0 and its bytes and cache entry when the cache holds its
+def _look(path: Path, job: Job) -> tuple[float, tuple[bytes, dict, str] | None]:
+    """A file's expected cost, or 0 and its bytes, cache entry and key when the cache holds its
     result (0 and nothing for a file that cannot be read: `process` says why)."""
     try:
         data = read_bytes(path, job.max_file_size)
@@ -287,9 +299,10 @@ def _look(path: Path, job: Job) -> tuple[float, tuple[bytes, dict] | None]:
         return 0.0, None
     cache = _cache(job)
     if cache is not None and job.verify is None and job.compile is None:
-        entry = cache.get(cache.content_key(data))
+        key = cache.content_key(data)
+        entry = cache.get(key)
         if entry is not None:
-            return 0.0, (data, entry)
+            return 0.0, (data, entry, key)
     return len(data) * (KERNEL_COST if b"pypto" in data else PLAIN_COST) + 1e-9, None
 
 

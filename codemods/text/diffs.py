@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import itertools
 import re
 
@@ -36,6 +35,8 @@ def diff_body(before: str, after: str, context: int = 3) -> str:
 
         hunks = hunk_lines(AnchoredMatcher(a, b).get_grouped_opcodes(context), a, b)
     else:
+        import difflib  # only where a diff is computed: cached results carry theirs
+
         # (difflib's own ---/+++ header is dropped; `with_header` writes ours, with the paths.)
         hunks = itertools.islice(difflib.unified_diff(a, b, n=context, lineterm="\n"), 2, None)
     return "".join(line if line.endswith("\n") else line + "\n" + NO_EOL for line in hunks)
@@ -49,6 +50,8 @@ def restore_untouched(original: str, roundtrip: str, output: str) -> str:
     computed from the round trip, so each line it left alone is restored from the original:
     a three-way merge with the round trip as base. Lines a rule rewrote keep the rewrite.
     """
+    import difflib
+
     o, r, u = lines_of(original), lines_of(roundtrip), lines_of(output)
     if len(o) == len(r):  # the usual loss is within a line: lines correspond by position
         lost = [("replace", i, i + 1, i, i + 1) for i in range(len(r)) if r[i] != o[i]]

@@ -12,7 +12,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 
@@ -24,6 +23,9 @@ class FileProblem(Exception):
 
 def display_path(path: Path) -> str:
     """How a file is named to the user: relative to the current folder when under it."""
+    name = os.fspath(path)
+    if not os.path.isabs(name) and not (rel := os.path.normpath(name)).startswith(".."):
+        return Path(rel).as_posix()  # what relpath gives, without asking for the current folder
     rel = os.path.relpath(path)
     return Path(rel).as_posix() if not rel.startswith("..") else Path(os.path.abspath(path)).as_posix()
 
@@ -124,6 +126,8 @@ def write_atomic(path: Path, text: str) -> None:
         # refused. A replace by rename would get past the file's own mode, so ask first.
         raise FileProblem("file is read-only; not written")
     try:
+        import tempfile  # only to write: a read-only run never pays for it
+
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".pypto-migrate", dir=path.parent)
     except OSError as exc:
         # The rename needs a new entry in the folder: a read-only folder refuses it.

@@ -10,16 +10,26 @@ from __future__ import annotations
 
 from ...rulebook.loading import ApiTable, Rule, RuleFileError
 from .call_pattern import CallPattern
+from .keywords import KeywordFlag, KeywordRename
+from .renames import FlagMember, JitMethodRename, ModuleMemberRename, OpRename
 from .planned import KINDS as PLANNED
 from .members import MemberRename, UnknownMember
 from .regions import WrapIncore
+from .upgrade_kinds import KINDS as UPGRADE
 
 KINDS = {
     "call-pattern": CallPattern,
+    "keyword-rename": KeywordRename,
+    "keyword-flag": KeywordFlag,
+    "op-rename": OpRename,
+    "flag-member": FlagMember,
+    "jit-method-rename": JitMethodRename,
+    "module-member-rename": ModuleMemberRename,
     "wrap-incore": WrapIncore,
     "member-rename": MemberRename,
     "unknown-member": UnknownMember,
     **PLANNED,
+    **UPGRADE,
 }
 
 

@@ -21,7 +21,7 @@ class CallPattern:
             raise RuleFileError(f"{rule.path}: params needs '{exc.args[0]}'") from exc
         except PatternError as exc:
             raise RuleFileError(f"{rule.path}: {exc}") from exc
-        needed = {s.var for s in self.replace.slots if s.var}
+        needed = {s.var for s in self.replace.slots if s.var} | set(re.findall(r"\$(\w+)", rule.params["replace"]))
         known = {s.var for s in self.match.slots if s.var}
         if needed - known:
             raise RuleFileError(f"{rule.path}: replacement uses unbound ${', $'.join(sorted(needed - known))}")

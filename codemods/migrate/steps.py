@@ -1,0 +1,214 @@
+"""Version steps: which of them a file needs, and a migration through them in order.
+
+A step is a folder of rules (`rules/2026-08/`) and the API table they migrate to
+(`rules/api/pypto-2026-08.toml`). Kernels written on any day are migrated to a target by the
+steps from the first one they need up to the target's, each step's rules run against that
+step's table and its output strict-checked against it, as `ng update` runs each version's
+migrations in turn. A rule fires only where its old form is, so a file written between two
+steps needs no step of its own: the rules whose old forms it holds fire, the others are silent.
+
+Which step a file starts at is read off the code (`first_step`), unless `--from` says it:
+the `[step]` table of a step's API says which forms prove the code older than that step's
+version (`needs`: the step applies) and which prove it written at that version or later
+(`done`, and any name only a later version has: the step is skipped). Only names are read, with
+Python's own parser; nothing here imports LibCST, so that a run served from the cache stays
+light.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from ..check.results import Edit, Finding, Result
+from ..rulebook.loading import ApiTable, Rule, load_api, steps as all_steps
+
+
+@dataclass(frozen=True)
+class Step:
+    name: str  # `2026-03`
+    rules: tuple[Rule, ...]  # the selected rules of this step
+    api: ApiTable
+
+
+def forms(text: str, module: str = "pypto.language") -> set[str]:
+    """The module's members a text uses, as paths after the module (`view`, `tile.maxs`), and
+    the keywords of its calls (`parallel(chunk=)`); empty for text Python cannot parse."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    head, _, last = module.rpartition(".")
+    names: dict[str, str] = {}  # a local name -> the path it stands for ("" = the module itself)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == module and alias.asname:
+                    names[alias.asname] = ""
+                elif alias.name.startswith(module + ".") and alias.asname:
+                    names[alias.asname] = alias.name[len(module) + 1:]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            for alias in node.names:
+                bound = alias.asname or alias.name
+                if node.module == head and alias.name == last:
+                    names[bound] = ""
+                elif node.module == module:
+                    names[bound] = alias.name
+                elif node.module and node.module.startswith(module + "."):
+                    names[bound] = f"{node.module[len(module) + 1:]}.{alias.name}"
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        path = _path(node, names, module)
+        if path:
+            found.add(path)
+        if isinstance(node, ast.Call):
+            callee = _path(node.func, names, module)
+            if callee:
+                found.update(f"{callee}({kw.arg}=)" for kw in node.keywords if kw.arg)
+    return found
+
+
+def _path(node: ast.AST, names: dict[str, str], module: str) -> str:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return ""
+    parts.reverse()
+    if node.id in names:
+        base = names[node.id]
+        return ".".join(p for p in (base, *parts) if p)
+    dotted = ".".join((node.id, *parts))
+    if dotted.startswith(module + "."):
+        return dotted[len(module) + 1:]
+    return ""
+
+
+def _has(found: set[str], marker: str) -> bool:
+    """`view` is used by `pl.view`, `block` by `pl.block.adds` too; `parallel(chunk=)` only so."""
+    return any(f == marker or (not marker.endswith(")") and f.startswith(marker + ".")) for f in found)
+
+
+def first_step(text: str, tables: list[ApiTable]) -> int:
+    """The index of the first step (tables oldest first) the text needs."""
+    found = forms(text, tables[0].module) if tables else set()
+    for i, table in enumerate(tables[:-1]):
+        if any(_has(found, m) for m in table.needs):
+            return i
+        if any(_has(found, m) for m in table.done) or _later_names(found, table, tables[i + 1:]):
+            continue
+        return i
+    return len(tables) - 1
+
+
+def _later_names(found: set[str], table: ApiTable, later: list[ApiTable]) -> bool:
+    """Does the text use a name this version lacks and a later one has (`pl.at`, `pl.jit`)?"""
+    if not table.namespaces:
+        return False
+    for path in found:
+        if "(" in path:
+            continue
+        space, _, name = path.partition(".")
+        if space in ("tile", "tensor") and name and "." not in name:
+            key = path
+        else:
+            key = space
+        if table.exists(key) or key in table.ops:
+            continue
+        if any(t.namespaces and t.exists(key) for t in later):
+            return True
+    return False
+
+
+Migrate = Callable[..., Result]
+
+
+class StepError(ValueError):
+    """A --target or --from that names no step; the message lists the steps there are."""
+
+
+def check_step(name: str, rules_dir=None, what: str = "target") -> str:
+    names = all_steps(rules_dir)
+    if name not in names:
+        raise StepError(f"unknown {what} {name!r}; the steps are {', '.join(names)}")
+    return name
+
+
+def steps_for(text: str, rules: tuple[Rule, ...], target: str, start: str = "", rules_dir=None) -> list[Step]:
+    """The steps that take this text to `target`: from `start` (--from) or the first one the
+    code needs, never past the target's own step (so `--target 2026-03` is that step alone)."""
+    names = list(all_steps(rules_dir))
+    end = names.index(target) + 1
+    tables = [load_api(rules_dir, name) for name in names[:end]]
+    if start:
+        first = min(names.index(start), end - 1)
+    else:
+        first = first_step(text, tables) if end > 1 else 0
+    chosen = []
+    for name, table in zip(names[first:end], tables[first:]):
+        mine = tuple(r for r in rules if r.step == name)
+        if mine or name == target:  # a step none of whose rules is selected is not run, but the target's check is
+            chosen.append(Step(name, mine, table))
+    return chosen
+
+
+def migrate_steps(text: str, steps: list[Step], known_ids: frozenset[str], strict: bool, migrate: Migrate) -> Result:
+    """Run the steps in order on a text: one Result, its edits placed in the input, its
+    findings in the output. What a step's strict check finds on its own output is kept only
+    where a later step left the line as it was: a later step's rules may have rewritten it."""
+    if len(steps) == 1:
+        step = steps[0]
+        return migrate(text, step.rules, step.api, known_ids, strict=strict)
+    results: list[Result] = []
+    current = text
+    for step in steps:
+        result = migrate(current, step.rules, step.api, known_ids, strict=strict)
+        results.append(result)
+        current = result.output
+    final = results[-1]
+    edits = list(results[0].edits)
+    for i in range(1, len(results)):
+        back = _back_map(results[i].source, text) if results[i].edits else {}
+        edits += [replace(e, line=back.get(e.line, e.line)) for e in results[i].edits]
+    findings = list(final.findings)
+    seen = {(f.line, f.message) for f in findings}
+    for i, result in enumerate(results[:-1]):
+        errors = [f for f in result.findings if f.level == "error" and f.rule == "API"]
+        if not errors:
+            continue
+        forward = _unchanged_lines(result.output, final.output)
+        for f in errors:
+            line = forward.get(f.line)
+            if line is not None and (line, f.message) not in seen:
+                seen.add((line, f.message))
+                findings.append(Finding(f.rule, line, f.column, f"at {steps[i].name}: {f.message}", f.level))
+    findings.sort(key=lambda f: (f.line, f.column, f.rule))
+    planned = [r for r in results if r.kernels]
+    last = planned[-1] if planned else final
+    return Result(text, final.output, edits, findings, final.reviewed, last.kernels, last.over_budget)
+
+
+def _unchanged_lines(a: str, b: str) -> dict[int, int]:
+    """Lines of `a` that `b` still holds as they were: 1-based line in a -> line in b."""
+    if a == b:
+        return {n: n for n in range(1, a.count("\n") + 2)}
+    out: dict[int, int] = {}
+    matcher = difflib.SequenceMatcher(None, a.splitlines(), b.splitlines(), autojunk=False)
+    for tag, i1, i2, j1, _j2 in matcher.get_opcodes():
+        if tag == "equal":
+            out.update({i1 + k + 1: j1 + k + 1 for k in range(i2 - i1)})
+    return out
+
+
+def _back_map(b: str, a: str) -> dict[int, int]:
+    """Each line of `b` (a later step's input) to the line of `a` (the file) it came from, or
+    the first line of the block a step rewrote."""
+    out: dict[int, int] = {}
+    matcher = difflib.SequenceMatcher(None, a.splitlines(), b.splitlines(), autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        for k in range(j2 - j1):
+            out[j1 + k + 1] = i1 + k + 1 if tag == "equal" else min(i1 + 1, i2) if i2 > i1 else i1 + 1
+    return out

@@ -1,0 +1,128 @@
+"""The frame of the version-upgrade rule kinds (`upgrade-*`): scan, decide, rewrite, flag.
+
+A kind looks at every statement of every pl function once (`scan`, with the types known
+before the statement, see `upgrade_infer`) and records decisions: a node of the input and
+what it becomes (`self.rewrite`), statements to insert, lines to flag. The hooks below
+carry the decisions out on the nodes as the traversal leaves them, so that several rules
+may rewrite nested nodes of one statement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from ...rulebook.loading import ApiTable, Rule
+from ...syntax.nodes import code
+from ...syntax.traversal import walk
+from .upgrade_infer import Module, Site, infer
+
+Rewrite = Callable[[cst.CSTNode], cst.CSTNode]
+
+
+class Upgrade:
+    def __init__(self, rule: Rule, api: ApiTable) -> None:
+        self.rule, self.api = rule, api
+        self.params = rule.params
+
+    def begin(self, ctx) -> None:
+        self.ctx = ctx
+        self.info: Module = infer(ctx.module, ctx.ops)
+        self.decisions: dict[cst.CSTNode, Rewrite] = {}
+        self._names: dict[cst.FunctionDef, set[str]] = {}
+        for site in self.info.sites:
+            self.scan(site)
+
+    def scan(self, site: Site) -> None:
+        raise NotImplementedError
+
+    def interest(self, ctx):
+        return self.decisions.keys()
+
+    # -- decisions -----------------------------------------------------------------------
+    def rewrite(self, node: cst.CSTNode, how: Rewrite) -> None:
+        self.decisions[node] = how
+
+    def flag(self, site: Site, message: str) -> None:
+        self.ctx.flag_at(self.rule, site.statement, message)
+
+    def before(self, site: Site, text: str) -> None:
+        self.ctx.insert(self.rule, "before", site.statement, text)
+
+    def pl(self, text: str) -> str:
+        """Generated code names the module as the file does."""
+        return text.replace("pl.", self.info.alias + ".") if self.info.alias != "pl" else text
+
+    def expr(self, text: str) -> cst.BaseExpression:
+        return cst.parse_expression(self.pl(text))
+
+    def fresh(self, site: Site, base: str) -> str:
+        """A name the function does not use yet (and will not, once given out)."""
+        used = self._names.get(site.function)
+        if used is None:
+            used = {n.value for n in walk(site.function) if isinstance(n, cst.Name)}
+            self._names[site.function] = used
+        name, n = base, 2
+        while name in used:
+            name, n = f"{base}_{n}", n + 1
+        used.add(name)
+        return name
+
+    def calls(self, site: Site, *names: str):
+        """The calls of the statement (outside nested statements) to `pl.<name>` or `pl.<ns>.<name>`."""
+        for node in site.own:
+            op = self.info.op(node)
+            if op is not None and op.rpartition(".")[2] in names:
+                yield node, op
+
+    @staticmethod
+    def text(node) -> str:
+        return code(node)
+
+    # -- hooks ---------------------------------------------------------------------------
+    def _leave(self, original, updated, ctx):
+        how = self.decisions.get(original)
+        return how(updated) if how is not None else None
+
+    leave_Call = leave_Subscript = leave_UnaryOperation = leave_Annotation = leave_Name = _leave
+    leave_If = leave_While = leave_With = leave_For = leave_SimpleStatementLine = leave_Assign = _leave
+    leave_Integer = leave_Comparison = leave_BinaryOperation = leave_Attribute = leave_SubscriptElement = _leave
+
+
+def positional(call: cst.Call) -> list[cst.Arg]:
+    return [a for a in call.args if a.keyword is None and not a.star]
+
+
+def keyword(call: cst.Call, name: str) -> cst.Arg | None:
+    return next((a for a in call.args if a.keyword is not None and a.keyword.value == name), None)
+
+
+def argument(call: cst.Call, index: int, name: str) -> cst.BaseExpression | None:
+    kw = keyword(call, name)
+    if kw is not None:
+        return kw.value
+    pos = positional(call)
+    return pos[index].value if index < len(pos) else None
+
+
+def append_arg(call: cst.Call, value: cst.BaseExpression) -> cst.Call:
+    """`f(a, b)` -> `f(a, b, value)`, before any keyword argument."""
+    args = list(call.args)
+    at = next((i for i, a in enumerate(args) if a.keyword is not None or a.star), len(args))
+    new = cst.Arg(value, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if at < len(args) else cst.MaybeSentinel.DEFAULT)
+    if at > 0:
+        prev = args[at - 1]
+        if not isinstance(prev.comma, cst.Comma):
+            args[at - 1] = prev.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    args.insert(at, new)
+    return call.with_changes(args=args)
+
+
+def after_2026_03(ctx) -> bool:
+    """Does the file name anything pypto c39fe714a (2026-03-09) did not have (`pl.at`, `pl.jit`)?
+    Then it was written later, after the meaning of `not` changed (pypto #492, 2026-03-16)."""
+    from ...rulebook.loading import load_api
+
+    old = load_api(None, "2026-03")
+    return any(not old.exists(op) for op in set(ctx.ops.values()) if op)

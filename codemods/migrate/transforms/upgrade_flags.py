@@ -1,0 +1,101 @@
+"""Changes of the 2026-08 step that only a person can migrate: the line is flagged, nothing edited.
+
+`upgrade-flag` flags calls of the ops its record names (`ops`, by full name or last part),
+optionally only where a keyword is passed (`keywords`) or a number of positional arguments
+(`positional`); `upgrade-tensor-layout` flags `pl.Tensor[..., pl.DN]` / `pl.NZ` annotations.
+The message is the record's, with `{op}` and `{keyword}` filled in.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .upgrade_base import Upgrade, keyword, positional
+from .upgrade_infer import Site
+
+
+class UpgradeFlag(Upgrade):
+    flags_only = True
+
+    def begin(self, ctx) -> None:
+        self.ops = tuple(self.params.get("ops", ()))
+        self.keywords = tuple(self.params.get("keywords", ()))
+        self.positional = self.params.get("positional")
+        self.message = self.params.get("message", "")
+        self._names_seen: set[str] = set()
+        super().begin(ctx)
+        if self.params.get("names"):
+            self._names(ctx)
+
+    def scan(self, site: Site) -> None:
+        for node in site.own:
+            op = self.info.op(node)
+            if op is None or not (op in self.ops or op.rpartition(".")[2] in self.ops):
+                continue
+            used = [k for k in self.keywords if keyword(node, k) is not None]
+            if self.keywords and not used:
+                continue
+            if self.positional is not None and len(positional(node)) != self.positional:
+                continue
+            if any(keyword(node, k) is not None for k in self.params.get("absent", ())):
+                continue
+            self.flag(site, self.message.format(op=op, keyword=used[0] if used else ""))
+
+    def _names(self, ctx) -> None:
+        """Members used anywhere (annotations too): flagged at their statement."""
+        wanted = set(self.params["names"])
+        for site in self.info.sites:
+            for node in site.own:
+                if isinstance(node, cst.Attribute) and self.info.ops.get(node) in wanted:
+                    self.flag(site, self.message.format(op=self.info.ops[node], keyword=""))
+                    break
+        for func in self.info.functions:
+            for param in [*func.params.params, *func.params.kwonly_params]:
+                if param.annotation is not None and self._mentions(param.annotation, wanted):
+                    ctx.flag_at(self.rule, func, self.message.format(op=", ".join(sorted(wanted)), keyword="")
+                                + f" (parameter `{param.name.value}`)")
+
+    def _mentions(self, node, wanted) -> bool:
+        from ...syntax.traversal import walk
+
+        return any(isinstance(n, cst.Attribute) and self.info.ops.get(n) in wanted for n in walk(node))
+
+
+class TensorLayout(Upgrade):
+    """`pl.Tensor[[...], dtype, pl.DN]` (removed) or `pl.NZ` (tile-only now)."""
+
+    flags_only = True
+
+    def begin(self, ctx) -> None:
+        super().begin(ctx)
+        message = self.params.get("message", "")
+        for func in self.info.functions:
+            for param in [*func.params.params, *func.params.kwonly_params]:
+                layout = param.annotation and self._layout(param.annotation.annotation)
+                if layout:
+                    ctx.flag_at(self.rule, func, message.format(layout=layout, name=param.name.value))
+        for site in self.info.sites:
+            for node in site.own:
+                if isinstance(node, cst.Annotation):
+                    layout = self._layout(node.annotation)
+                    if layout:
+                        self.flag(site, message.format(layout=layout, name=self.text(site.statement).split(":")[0].strip()))
+
+    def scan(self, site: Site) -> None:
+        pass
+
+    def _layout(self, node) -> str | None:
+        if not isinstance(node, cst.Subscript):
+            return None
+        head = self.info.ops.get(node.value)
+        elements = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
+        if head in ("Out", "InOut") and elements:
+            return self._layout(elements[0])
+        if head != "Tensor":
+            return None
+        wanted = tuple(self.params.get("layouts", ("DN", "NZ")))
+        for e in elements[2:]:
+            layout = (self.info.ops.get(e) or "").rpartition(".")[2]
+            if layout in wanted:
+                return layout
+        return None

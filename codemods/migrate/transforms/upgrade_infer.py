@@ -1,0 +1,322 @@
+"""A small type inference for the version-upgrade rules (2026-03 -> 2026-08).
+
+The planner infers what the 2026-03 target demands; the upgrade rules need less and other
+facts: the kind, shape, dtype of a value and the dtype of a scalar, read in the *old*
+(c39) semantics, where a scalar index in a sliced subscript keeps its axis. Every
+statement of every pl function (`@pl.function`, `@pl.jit...`, `@pl.inline`) is a `Site`
+carrying the names known before it. What is not known stays unknown: a rule then flags
+instead of guessing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ...model.kernels import builder_constants, evaluate, function_type, module_alias, module_constants
+from ...model.values import SCALAR, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, Val
+from ...syntax.memo import cached
+from ...syntax.nodes import attr_name, code, codes, statements
+from ...syntax.traversal import own_and_nested
+
+PL_DECORATORS = ("function", "jit", "inline")
+INTS = ("INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64", "INDEX")
+ELEMENTWISE = {"add", "sub", "mul", "div", "maximum", "minimum", "exp", "neg", "recip", "rsqrt", "sqrt", "log",
+               "abs", "relu", "adds", "subs", "muls", "divs", "maxs", "mins", "row_expand_mul", "row_expand_div",
+               "row_expand_add", "row_expand_sub", "col_expand_mul", "col_expand_div", "col_expand_sub",
+               "rem", "rems", "and_", "or_", "xor", "shl", "shr", "sel"}
+LOOPS = {"range", "parallel", "unroll", "pipeline"}
+
+
+def scalar(dtype: str | None) -> Val:
+    return Val(SCALAR, (), dtype)
+
+
+CONST = scalar("const")  # a Python value the parser folds (module constants, literals)
+
+
+@dataclass
+class Site:
+    """One statement of a pl function and what is known just before it."""
+
+    statement: cst.CSTNode
+    env: dict[str, Val]
+    function: cst.FunctionDef
+    ftype: str  # Opaque, InCore, Orchestration, ... ("jit" for @pl.jit functions)
+    own: list[cst.CSTNode]  # its nodes outside nested statements
+    parents: tuple = ()  # the compound statements around it, outermost first
+
+
+@dataclass
+class Module:
+    alias: str
+    ops: dict[cst.CSTNode, str]
+    sites: list[Site]
+    constants: dict[str, float]
+    functions: list[cst.FunctionDef]
+    local: dict = None  # function -> its builder's constants over the module's (builder parameters' defaults)
+
+    def op(self, node) -> str | None:
+        return self.ops.get(node.func) if isinstance(node, cst.Call) else None
+
+    def type_of(self, expr, env: dict[str, Val]) -> Val:
+        return _type(expr, env, self)
+
+
+def infer(module: cst.Module, ops: dict[cst.CSTNode, str]) -> Module:
+    return cached("upgrade-infer", module, lambda m: _infer(m, ops))
+
+
+def _infer(module: cst.Module, ops) -> Module:
+    consts = {name: c.value for name, c in module_constants(module).items()}
+    info = Module(module_alias(ops), ops, [], consts, [], {})
+    for func, ftype, builder in pl_functions(module, ops):
+        info.functions.append(func)
+        if builder is not None:
+            info.local[func] = {**consts, **{n: c.value for n, c in builder_constants(builder, module_constants(module)).items()}}
+        env: dict[str, Val] = {}
+        for param in [*func.params.params, *func.params.kwonly_params]:
+            env[param.name.value] = annotation_type(param.annotation.annotation, ops) if param.annotation else UNKNOWN_VAL
+        _walk(statements(func), env, func, ftype, info, ())
+    return info
+
+
+def pl_functions(module: cst.Module, ops) -> list[tuple[cst.FunctionDef, str]]:
+    found = []
+
+    def decorated(func) -> str | None:
+        for d in func.decorators:
+            target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+            name = ops.get(target) or ops.get(d.decorator) or ""
+            if name.split(".")[0] in PL_DECORATORS:
+                return "jit" if name.startswith("jit") else function_type(func, ops)
+        return None
+
+    def walk(body, builder):
+        for statement in body:
+            if isinstance(statement, cst.FunctionDef):
+                ftype = decorated(statement)
+                if ftype is not None:
+                    found.append((statement, ftype, builder))
+                else:
+                    walk(statements(statement), statement if builder is None else builder)
+            elif isinstance(statement, cst.ClassDef):
+                walk(statements(statement), builder)
+
+    walk(module.body, None)
+    return found
+
+
+def annotation_type(node, ops) -> Val:
+    head = ops.get(node.value if isinstance(node, cst.Subscript) else node)
+    if isinstance(node, cst.Subscript):
+        elements = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
+        if head in ("Out", "InOut") and elements:
+            return annotation_type(elements[0], ops)
+        if head in ("Tensor", "Tile") and elements:
+            dtype = attr_name(elements[1]) if len(elements) > 1 else None
+            return Val(TENSOR if head == "Tensor" else TILE, codes(elements[0]), dtype)
+        if head == "Scalar" and elements:
+            return scalar(attr_name(elements[0]))
+    if head in ("Tensor", "Tile"):
+        return Val(TENSOR if head == "Tensor" else TILE)
+    if isinstance(node, cst.Name) and node.value in ("int", "bool", "float"):
+        return scalar({"int": "INDEX", "bool": "BOOL", "float": "FP32"}[node.value])
+    return UNKNOWN_VAL
+
+
+def _walk(body, env: dict[str, Val], func, ftype: str, info: Module, parents: tuple) -> None:
+    for statement in body:
+        own, _ = own_and_nested(statement)
+        info.sites.append(Site(statement, dict(env), func, ftype, own, parents))
+        inside = (*parents, statement)
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                _bind(small, env, info)
+        elif isinstance(statement, cst.For):
+            names = _targets(statement.target)
+            kind = info.op(statement.iter)
+            inner = dict(env)
+            for n in names:
+                inner[n] = scalar("INDEX") if kind in LOOPS and len(names) == 1 else UNKNOWN_VAL
+            _walk(statements(statement), inner, func, ftype, info, inside)
+            _merge(env, inner)
+        elif isinstance(statement, (cst.If, cst.While, cst.With)):
+            inner = dict(env)
+            _walk(statements(statement), inner, func, ftype, info, inside)
+            _merge(env, inner)
+            orelse = getattr(statement, "orelse", None)
+            while orelse is not None:
+                other = dict(env)
+                _walk(statements(orelse), other, func, ftype, info, (*parents, orelse))
+                _merge(env, other)
+                orelse = getattr(orelse, "orelse", None) if isinstance(orelse, cst.If) else None
+        elif isinstance(statement, cst.FunctionDef):
+            continue
+
+
+def _merge(env: dict, inner: dict) -> None:
+    for name, val in inner.items():
+        if name not in env:
+            env[name] = val
+        elif env[name] != val and val.kind == env[name].kind == SCALAR and "const" in (val.dtype, env[name].dtype):
+            env[name] = val if env[name].dtype == "const" else env[name]  # a literal takes the other side's dtype
+        elif env[name] != val:
+            env[name] = env[name] if (env[name].kind, env[name].shape, env[name].dtype) == (val.kind, val.shape, val.dtype) else (
+                Val(val.kind, val.shape if val.shape == env[name].shape else None, val.dtype if val.dtype == env[name].dtype else None)
+                if val.kind == env[name].kind else UNKNOWN_VAL)
+
+
+def _targets(node) -> list[str]:
+    if isinstance(node, cst.Name):
+        return [node.value]
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return [n for e in node.elements for n in _targets(e.value)]
+    return []
+
+
+def _bind(small, env: dict, info: Module) -> None:
+    if isinstance(small, cst.Assign):
+        val = _type(small.value, env, info)
+        for t in small.targets:
+            names = _targets(t.target)
+            for n in names:
+                env[n] = val if len(names) == 1 else UNKNOWN_VAL
+    elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+        val = annotation_type(small.annotation.annotation, info.ops)
+        env[small.target.value] = val if val.kind != UNKNOWN or small.value is None else _type(small.value, env, info)
+    elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
+        env[small.target.value] = _type(small.target, env, info)
+
+
+def number(text: str, info: Module, func=None) -> int | None:
+    v = evaluate(text, (info.local or {}).get(func, info.constants))
+    return int(v) if v is not None and float(v).is_integer() else None
+
+
+def _type(expr, env: dict[str, Val], info: Module) -> Val:
+    if isinstance(expr, cst.Name):
+        if expr.value in env:
+            return env[expr.value]
+        return CONST  # a closure value (module constant, builder parameter): the parser folds it
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return CONST
+    if isinstance(expr, cst.Comparison):
+        return scalar("BOOL")
+    if isinstance(expr, cst.BooleanOperation):
+        return scalar("BOOL")
+    if isinstance(expr, cst.UnaryOperation):
+        inner = _type(expr.expression, env, info)
+        return scalar("BOOL") if isinstance(expr.operator, cst.Not) and inner.kind == SCALAR and inner.dtype != "const" else inner
+    if isinstance(expr, cst.BinaryOperation):
+        a, b = _type(expr.left, env, info), _type(expr.right, env, info)
+        if a.kind == SCALAR and b.kind == SCALAR:
+            if a.dtype == "const":
+                return b
+            if isinstance(expr.operator, cst.Divide) and a.dtype in INTS:
+                return UNKNOWN_VAL
+            return a
+        return UNKNOWN_VAL
+    if isinstance(expr, cst.Subscript):
+        return _subscript(expr, env, info)
+    if isinstance(expr, cst.Call):
+        return _call(expr, env, info)
+    return UNKNOWN_VAL
+
+
+def _subscript(expr: cst.Subscript, env, info) -> Val:
+    base = _type(expr.value, env, info)
+    if base.kind not in (TENSOR, TILE):
+        return UNKNOWN_VAL
+    items = [e.slice for e in expr.slice]
+    if all(isinstance(i, cst.Index) for i in items):
+        return scalar(base.dtype)
+    if base.shape is None or len(items) != len(base.shape):
+        return Val(base.kind, None, base.dtype)
+    shape = []
+    for item, dim in zip(items, base.shape):
+        if isinstance(item, cst.Index):
+            shape.append("1")  # the old (c39) meaning: the axis stays, with size 1
+            continue
+        lower = code(item.lower) if item.lower is not None else "0"
+        upper = code(item.upper) if item.upper is not None else dim
+        n = number(f"({upper}) - ({lower})", info)
+        if n is not None:
+            shape.append(str(n))
+        elif lower == "0":
+            shape.append(upper)
+        elif upper.replace(" ", "").startswith(lower.replace(" ", "") + "+"):
+            shape.append(upper.replace(" ", "")[len(lower.replace(" ", "")) + 1:])  # `k : k + N` is N long
+        else:
+            shape.append(f"{upper} - ({lower})")
+    return Val(base.kind, tuple(shape), base.dtype)
+
+
+def _arg(call: cst.Call, index: int, name: str):
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == name:
+            return a.value
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    return positional[index] if index < len(positional) else None
+
+
+def _call(call: cst.Call, env, info: Module) -> Val:
+    op = info.op(call)
+    if op is None:
+        return UNKNOWN_VAL
+    family, _, name = op.rpartition(".")
+    first = _arg(call, 0, "") if call.args else None
+    base = _type(first, env, info) if first is not None else UNKNOWN_VAL
+    if name == "load":
+        shapes = _arg(call, 2, "shapes")
+        return Val(TILE, codes(shapes) if shapes is not None else None, base.dtype)
+    if name in ("create_tile", "create", "full", "create_tensor"):
+        shape, dtype = _arg(call, 0, "shape"), _arg(call, 1, "dtype")
+        kind = TENSOR if name == "create_tensor" or family == "tensor" else TILE
+        return Val(kind, codes(shape) if shape is not None else None, attr_name(dtype) if dtype is not None else None)
+    if name == "cast":
+        target = _arg(call, 1, "target_type")
+        dtype = attr_name(target) if target is not None else None
+        return base.but(dtype=dtype) if base.kind != UNKNOWN else (scalar(dtype) if dtype else UNKNOWN_VAL)
+    if name in ("read", "load_scalar", "getval"):
+        return scalar(base.dtype)
+    if name in ("row_sum", "row_max", "row_min") and base.shape and len(base.shape) == 2:
+        return base.but(shape=(base.shape[0], "1"))
+    if name in ("col_sum", "col_max", "col_min") and base.shape and len(base.shape) == 2:
+        return base.but(shape=("1", base.shape[1]))
+    if name in ("store", "assemble"):
+        target = _arg(call, 2, "output_tensor") if name == "store" else first
+        return _type(target, env, info) if target is not None else UNKNOWN_VAL
+    if name in ("slice", "view"):
+        shape = _arg(call, 1, "shape")
+        return Val(base.kind, codes(shape) if shape is not None else None, base.dtype)
+    if name in ("min", "max") and family == "" and base.kind == SCALAR:
+        return base
+    if name in ("matmul", "matmul_acc") and family != "tile":
+        lhs, rhs = (_arg(call, 1, "lhs"), _arg(call, 2, "rhs")) if name == "matmul_acc" else (first, _arg(call, 1, "rhs"))
+        a = _type(lhs, env, info) if lhs is not None else UNKNOWN_VAL
+        b = _type(rhs, env, info) if rhs is not None else UNKNOWN_VAL
+        out = _arg(call, 99, "out_dtype")
+        dtype = attr_name(out) if out is not None else "FP32"  # the cube accumulates in FP32
+        if a.kind == b.kind and a.kind in (TENSOR, TILE) and a.shape and b.shape and len(a.shape) == len(b.shape) == 2:
+            flags = {k: self_text(_arg(call, 99, k)) for k in ("a_trans", "b_trans")}
+            m = a.shape[1] if flags["a_trans"] == "True" else a.shape[0]
+            n = b.shape[0] if flags["b_trans"] == "True" else b.shape[1]
+            return Val(a.kind, (m, n), dtype)
+        return Val(a.kind, None, dtype) if a.kind in (TENSOR, TILE) else UNKNOWN_VAL
+    if name == "dim":
+        return scalar("INDEX")
+    if name in ("cmp", "cmps"):
+        return base  # c39: typed like its operand
+    if name in ELEMENTWISE and base.kind in (TENSOR, TILE):
+        return base
+    return UNKNOWN_VAL
+
+
+def self_text(node) -> str:
+    return code(node) if node is not None else ""
+
+
+def is_int(val: Val) -> bool:
+    return val.kind == SCALAR and val.dtype in INTS

@@ -1,0 +1,28 @@
+"""The rule kinds of the 2026-08 upgrade step (type-directed and flags), by name."""
+
+from __future__ import annotations
+
+from .upgrade_chunk import AutoChunk
+from .upgrade_typed import (AxisReduction, BoolCondition, FlatOffset, IndexOperand, RemScratch,
+                            RowScratch, SameDtypeCast, SelScratch)
+from .upgrade_flags import TensorLayout, UpgradeFlag
+from .upgrade_rebind import RebindNewType
+from .upgrade_silent import LogicalNot, OutParams, SubscriptKeepRank
+
+KINDS = {
+    "upgrade-subscript-keep-rank": SubscriptKeepRank,
+    "upgrade-logical-not": LogicalNot,
+    "upgrade-out-params": OutParams,
+    "upgrade-auto-chunk": AutoChunk,
+    "upgrade-axis-reduction": AxisReduction,
+    "upgrade-same-dtype-cast": SameDtypeCast,
+    "upgrade-rem-scratch": RemScratch,
+    "upgrade-row-scratch": RowScratch,
+    "upgrade-bool-condition": BoolCondition,
+    "upgrade-index-operand": IndexOperand,
+    "upgrade-sel-scratch": SelScratch,
+    "upgrade-flat-offset": FlatOffset,
+    "upgrade-rebind-new-type": RebindNewType,
+    "upgrade-flag": UpgradeFlag,
+    "upgrade-tensor-layout": TensorLayout,
+}

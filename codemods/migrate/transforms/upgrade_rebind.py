@@ -1,0 +1,147 @@
+"""A name re-bound to a value of another type gets a name of its own (e2d0f78ae: "Cannot reassign
+'x' with a different type"; not in the catalogue, found by compiling the April library).
+
+At 2026-03 a name could be re-bound to a Tile or Tensor of another shape or dtype; at 2026-08 a
+function's names keep one type. The later binding and the uses it reaches are renamed, where
+that is provably local: every use it reaches lies after it in its own block, and the name is
+not read earlier in an enclosing loop (a loop-carried value would then change its name
+halfway). Anything else is flagged.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ...model.values import TENSOR, TILE
+from .upgrade_base import Upgrade
+from .upgrade_infer import number
+
+
+class RebindNewType(Upgrade):
+    def begin(self, ctx) -> None:
+        super().begin(ctx)
+        by_function: dict[cst.FunctionDef, list] = {}
+        for site in self.info.sites:
+            by_function.setdefault(site.function, []).append(site)
+        for sites in by_function.values():
+            self._function(sites)
+
+    def scan(self, site) -> None:
+        pass
+
+    def _function(self, sites) -> None:
+        first: dict[str, tuple] = {}
+        renamed: dict[tuple, str] = {}  # (name, type) -> the name values of that type take
+        self._renamed_targets: set[int] = set()
+        for i, site in enumerate(sites):
+            name, value = _binding(site.statement)
+            if name is None or i in self._renamed_targets:
+                continue
+            new = self.info.type_of(value, site.env)
+            if new.kind not in (TENSOR, TILE) or new.shape is None or new.dtype is None:
+                continue
+            key = (new.kind, new.shape, new.dtype)
+            if name not in first:
+                first[name] = key
+                continue
+            self._func = site.function
+            if not self._differs(key, first[name]):
+                continue
+            uses = self._reached(sites, i, name, key)
+            if uses is None:
+                self.flag(site, f"`{name}` is re-bound to a {new.describe()}: e2d0f78ae refuses to change a name's "
+                                "type (\"Cannot reassign ... with a different type\"); give this value a name of its own")
+                continue
+            fresh = renamed.get((name, key)) or self.fresh(site, name)
+            renamed[(name, key)] = fresh
+            target = site.statement.body[0].targets[0].target if isinstance(site.statement.body[0], cst.Assign) \
+                else site.statement.body[0].target
+            self.rewrite(target, lambda n, f=fresh: n.with_changes(value=f))
+            for node in uses:
+                self.rewrite(node, lambda n, f=fresh: n.with_changes(value=f))
+
+    def _differs(self, a, b) -> bool:
+        """Provably another type: kind, dtype or rank differ, or a dimension both sides know as a number."""
+        if a[0] != b[0] or a[2] != b[2] or len(a[1]) != len(b[1]):
+            return True
+        for x, y in zip(a[1], b[1]):
+            m, n = number(x, self.info, self._func), number(y, self.info, self._func)
+            if m is not None and n is not None and m != n:
+                return True
+        return False
+
+    def _reached(self, sites, i: int, name: str, key):
+        """The Name nodes the binding at i reaches, or None when renaming them is not provably local."""
+        here = sites[i]
+        for loop in here.parents:
+            if isinstance(loop, (cst.For, cst.While)):
+                for k, before in enumerate(sites[:i]):
+                    if loop in before.parents and _reads(before, name) and not _bound_before(sites, k, name, loop):
+                        return None  # read earlier in the loop: possibly the carried value
+        found = []
+        end = len(sites)
+        for j in range(i + 1, len(sites)):
+            site = sites[j]
+            if site.parents[:len(here.parents)] != here.parents:
+                end = j  # the block ended
+                break
+            found.extend(n for n in site.own if isinstance(n, cst.Name) and n.value == name and not _is_target(site, n))
+            bound, value = _binding(site.statement)
+            if bound == name and site.parents == here.parents:
+                return found  # re-bound in the same block: later uses are that binding's
+            if bound == name:  # re-bound deeper (a loop, a branch): ours only if it keeps our type
+                t = self.info.type_of(value, site.env)
+                if t.shape is None or self._differs((t.kind, t.shape, t.dtype), key):
+                    return None
+                self._renamed_targets.add(j)
+                found.append(_target(site.statement))
+            elif any(isinstance(n, cst.Name) and n.value == name and _is_target(site, n) for n in site.own):
+                return None  # bound some other way (a tuple, an augmented assignment)
+        for site in sites[end:]:  # after the block nothing may read it before binding it anew
+            if _reads(site, name):
+                return None
+            if _binding(site.statement)[0] == name:
+                break
+        return found
+
+
+def _bound_before(sites, k: int, name: str, loop) -> bool:
+    """Is the read at k preceded, inside `loop`, by a binding of `name` in a block around it?"""
+    read = sites[k]
+    for site in reversed(sites[:k]):
+        if loop not in site.parents:
+            return False
+        if _binding(site.statement)[0] == name and read.parents[:len(site.parents)] == site.parents:
+            return True
+    return False
+
+
+def _target(statement):
+    small = statement.body[0]
+    return small.targets[0].target if isinstance(small, cst.Assign) else small.target
+
+
+def _binding(statement):
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None, None
+    small = statement.body[0]
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+        return small.targets[0].target.value, small.value
+    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
+        return small.target.value, small.value
+    return None, None
+
+
+def _is_target(site, node) -> bool:
+    statement = site.statement
+    if isinstance(statement, cst.SimpleStatementLine):
+        small = statement.body[0]
+        if isinstance(small, cst.Assign):
+            return any(t.target is node for t in small.targets)
+        if isinstance(small, cst.AnnAssign):
+            return small.target is node
+    return False
+
+
+def _reads(site, name: str) -> bool:
+    return any(isinstance(n, cst.Name) and n.value == name and not _is_target(site, n) for n in site.own)

@@ -1,0 +1,298 @@
+"""The three changes of 2026-08 that compile and compute something else: never left silent.
+
+- numpy-style subscripts: `A[i, a:b]` kept the axis of `i` (size 1) at 2026-03 and drops it
+  now; `i` becomes `i:i + 1`, so the old shape stays.
+- `not x` on an integer scalar was bitwise at 2026-03 and is logical now; `~x` keeps the
+  old value, and a marker asks whether the logical meaning was the intended one.
+- a Tensor parameter a function writes must be `pl.Out` (written only) or `pl.InOut` (also
+  read); left plain, an orchestration output is not copied back to the host.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ...model.values import SCALAR, TENSOR, TILE
+from .upgrade_base import Upgrade, after_2026_03, argument, positional
+from .upgrade_infer import Site, infer, is_int
+
+SPACE = cst.SimpleWhitespace(" ")
+
+
+class SubscriptKeepRank(Upgrade):
+    """Only in files that still mean the old subscripts: a file written after pypto #1343 (a
+    subscript with fewer indices than its value's rank, a subscript write whose value has the
+    reduced rank) already means numpy's, and is left as it is."""
+
+    def begin(self, ctx) -> None:
+        self.numpy = None
+        info = infer(ctx.module, ctx.ops)
+        self.numpy = any(_numpy_evidence(site, info) for site in info.sites)
+        super().begin(ctx)
+
+    def scan(self, site: Site) -> None:
+        if self.numpy:
+            return
+        for node in site.own:
+            if not isinstance(node, cst.Subscript) or len(node.slice) < 2:
+                continue
+            items = [e.slice for e in node.slice]
+            if not any(isinstance(i, cst.Slice) for i in items) or not any(isinstance(i, cst.Index) for i in items):
+                continue
+            base = self.info.type_of(node.value, site.env)
+            if base.kind == SCALAR:
+                continue
+            if base.kind == TILE and not all(self._static(i.value) for i in items if isinstance(i, cst.Index)):
+                # 2026-08: "Dynamic lower bounds are not supported in tile subscript": a slice op keeps the rank
+                sliced = self._tile_slice(node, items, base)
+                if sliced is None:
+                    self.flag(site, f"`{self.text(node)}`: a scalar index now drops its axis, and a Tile subscript takes "
+                                    "no dynamic start: write pl.slice(tile, shape, offsets) with the old shape")
+                else:
+                    self.rewrite(node, lambda new, e=sliced: e)
+                continue
+            hoisted: dict[int, str] = {}
+            for k, item in enumerate(items):
+                if not isinstance(item, cst.Index):
+                    continue
+                value = item.value
+                if isinstance(value, cst.UnaryOperation) or (isinstance(value, cst.Integer) is False and not isinstance(value, cst.Name)):
+                    if isinstance(site.statement, cst.While) or isinstance(value, cst.UnaryOperation):
+                        self.flag(site, f"`{self.text(node)}`: a scalar index now drops its axis; write `e : e + 1` "
+                                        "for each index `e` to keep the old shape")
+                        break
+                    # pypto#1377: a compound start does not fold to a static extent of 1
+                    name = self.fresh(site, self.params.get("hoist", "idx"))
+                    hoisted[k] = name
+                    self.before(site, f"{name} = {self.text(value)}")
+            else:
+                self.rewrite(node, lambda new, h=hoisted: _keep_rank(new, h))
+
+
+    def _static(self, value) -> bool:
+        from .upgrade_infer import number
+
+        return number(self.text(value), self.info) is not None
+
+    def _tile_slice(self, node, items, base):
+        if base.shape is None or len(base.shape) != len(items):
+            return None
+        shape, offsets = [], []
+        for item, dim in zip(items, base.shape):
+            if isinstance(item, cst.Index):
+                shape.append("1")
+                offsets.append(self.text(item.value))
+                continue
+            if item.step is not None:
+                return None
+            lower = self.text(item.lower) if item.lower is not None else "0"
+            upper = self.text(item.upper) if item.upper is not None else dim
+            from .upgrade_infer import number
+
+            n = number(f"({upper}) - ({lower})", self.info)
+            shape.append(upper if lower == "0" else str(n) if n is not None else f"{upper} - ({lower})")
+            offsets.append(lower)
+        return self.expr(f"pl.slice({self.text(node.value)}, [{', '.join(shape)}], [{', '.join(offsets)}])")
+
+
+def _numpy_evidence(site: Site, info) -> bool:
+    for node in site.own:
+        if not isinstance(node, cst.Subscript):
+            continue
+        base = info.type_of(node.value, site.env)
+        if base.kind not in (TENSOR, TILE) or not base.shape:
+            continue
+        items = [e.slice for e in node.slice]
+        if len(items) < len(base.shape):
+            return True  # a partial subscript was an error before #1343
+    statement = site.statement
+    if isinstance(statement, cst.SimpleStatementLine) and isinstance(statement.body[0], cst.Assign):
+        small = statement.body[0]
+        target = small.targets[0].target
+        if isinstance(target, cst.Subscript):
+            base = info.type_of(target.value, site.env)
+            value = info.type_of(small.value, site.env)
+            dropped = sum(1 for e in target.slice if isinstance(e.slice, cst.Index))
+            if base.shape and value.shape and dropped and len(value.shape) == len(base.shape) - dropped:
+                return True  # the value has the reduced rank: written for numpy-style windows
+    return False
+
+
+def _keep_rank(node: cst.Subscript, hoisted: dict[int, str]) -> cst.Subscript:
+    elements = []
+    for k, element in enumerate(node.slice):
+        item = element.slice
+        if isinstance(item, cst.Index):
+            start = cst.Name(hoisted[k]) if k in hoisted else item.value
+            stop = cst.BinaryOperation(start, cst.Add(whitespace_before=SPACE, whitespace_after=SPACE), cst.Integer("1"))
+            if isinstance(start, cst.Integer):
+                stop = cst.Integer(str(int(start.value, 0) + 1))
+                colon = cst.Colon()
+            else:
+                colon = cst.Colon(whitespace_before=SPACE, whitespace_after=SPACE)
+            item = cst.Slice(lower=start, upper=stop, first_colon=colon)
+        elements.append(element.with_changes(slice=item))
+    return node.with_changes(slice=elements)
+
+
+class LogicalNot(Upgrade):
+    """Only in files written for 2026-03 (c39): one that names anything c39 did not have
+    (`pl.at`, `pl.jit`, ...) was written after pypto #492 and already means the logical not."""
+
+    def begin(self, ctx) -> None:
+        self.later = after_2026_03(ctx)
+        super().begin(ctx)
+
+    def scan(self, site: Site) -> None:
+        if self.later:
+            return
+        for node in site.own:
+            if not (isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not)):
+                continue
+            operand = self.info.type_of(node.expression, site.env)
+            if operand.kind == SCALAR and operand.dtype in ("BOOL", "const"):
+                continue  # a 1-bit value: bitwise and logical not agree; constants Python folds
+            what = self.text(node.expression)
+            if is_int(operand):
+                self.rewrite(node, _bitwise)
+                self.flag(site, f"`not {what}` was a bitwise not of the {operand.dtype} `{what}` and is logical now; "
+                                f"kept bitwise as `~`; if a logical test was meant, write `{what} == 0`")
+            else:
+                self.flag(site, f"`not {what}`: at 2026-03 `not` of an integer scalar was bitwise (now logical); the "
+                                f"type of `{what}` is not known here: use `~` for bitwise or compare with 0")
+
+
+def _bitwise(node: cst.UnaryOperation) -> cst.BaseExpression:
+    operand = node.expression
+    if isinstance(operand, (cst.BinaryOperation, cst.Comparison, cst.BooleanOperation)) and not operand.lpar:
+        operand = operand.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.UnaryOperation(cst.BitInvert(), operand, lpar=node.lpar, rpar=node.rpar)
+
+
+WRITES = {"store": (2, "output_tensor"), "assemble": (0, "target"), "write": (0, "dst"), "store_scalar": (0, "tensor"),
+          "setval": (0, "tile")}
+
+
+class OutParams(Upgrade):
+    """Parameters a function writes become `pl.Out` (never read) or `pl.InOut` (also read)."""
+
+    def begin(self, ctx) -> None:
+        self.directions: dict[str, dict[str, str]] = {}
+        super().begin(ctx)
+        by_function: dict[cst.FunctionDef, list[Site]] = {}
+        for site in self.info.sites:
+            by_function.setdefault(site.function, []).append(site)
+        for func in self.info.functions:
+            self.directions[func.name.value] = _declared(func, self.info.ops)
+        for _ in range(4):  # a callee's decided directions make its callers' writes
+            decided = {f.name.value: self._decide(f, by_function.get(f, [])) for f in self.info.functions}
+            if decided == getattr(self, "_last", None):
+                break
+            self._last = decided
+            for name, found in decided.items():
+                self.directions[name] = {**self.directions[name], **{p: d for p, (d, _) in found.items()}}
+        for func in self.info.functions:
+            for param in func.params.params:
+                found = self._last.get(func.name.value, {}).get(param.name.value)
+                if found is not None and found[1] == "Out-read":
+                    # 2026-08: "Reading an Out parameter before writing it reads undefined memory"
+                    self.rewrite(param.annotation.annotation.value, lambda a: a.with_changes(attr=cst.Name("InOut")))
+                elif found is not None and param.annotation is not None:
+                    wrapper = found[0]
+                    self.rewrite(param.annotation, lambda a, w=wrapper: a.with_changes(
+                        annotation=cst.Subscript(cst.Attribute(cst.Name(self.info.alias), cst.Name(w)),
+                                                 [cst.SubscriptElement(cst.Index(a.annotation))])))
+            for site, param in getattr(self, "_rebinds", {}).get(func, []):
+                self.flag(site, f"`{param}` is an output parameter rebound to a new value: at 2026-08 that value is "
+                                f"dropped (OutParamWriteDropped); write through it (`{param}[...] = ...`, pl.assemble, "
+                                "pl.store) instead")
+
+    def scan(self, site: Site) -> None:
+        pass
+
+    def _decide(self, func: cst.FunctionDef, sites: list[Site]) -> dict[str, tuple[str, bool]]:
+        plain = {p.name.value for p in func.params.params
+                 if p.annotation is not None and self.info.ops.get(_head(p.annotation.annotation)) == "Tensor"}
+        outputs = {p for p, d in self.directions.get(func.name.value, {}).items() if d != "In"}
+        declared_out = {p.name.value for p in func.params.params if p.annotation is not None
+                        and self.info.ops.get(_head(p.annotation.annotation)) == "Out"}
+        written: set[str] = set()
+        read: set[str] = set()
+        rebinds = []
+        for site in sites:
+            destinations = set()
+            for node in site.own:
+                for param, arg, reads in self._writes(node):
+                    if param in plain:
+                        written.add(param)
+                    if not reads:
+                        destinations.add(id(arg))
+            targets = set()
+            for node in site.own:  # handing the parameter back is not reading it
+                if isinstance(node, cst.Return) and isinstance(node.value, cst.Name):
+                    targets.add(id(node.value))
+            if isinstance(site.statement, cst.SimpleStatementLine):
+                for small in site.statement.body:
+                    for t in getattr(small, "targets", ()) or ([small.target] if hasattr(small, "target") else []):
+                        target = t.target if isinstance(t, cst.AssignTarget) else t
+                        if isinstance(target, cst.Name):
+                            targets.add(id(target))
+                            if target.value in plain | outputs and not _view(small.value, self.info) and not any(
+                                    isinstance(n, cst.Name) and n.value == target.value and id(n) in destinations for n in site.own):
+                                rebinds.append((site, target.value))
+                        elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+                            written.add(target.value.value)
+                            targets.add(id(target.value))
+            for node in site.own:
+                if isinstance(node, cst.Name) and node.value in plain | declared_out and id(node) not in destinations | targets:
+                    read.add(node.value)
+        self._rebinds = {**getattr(self, "_rebinds", {}), func: rebinds}
+        decided = {p: ("InOut" if p in read else "Out", "plain") for p in written & plain}
+        decided.update({p: ("InOut", "Out-read") for p in declared_out & read})
+        return decided
+
+    def _writes(self, node):
+        """(parameter name, argument node) of each tensor the call writes."""
+        if not isinstance(node, cst.Call):
+            return
+        op = self.info.op(node)
+        if op is not None:
+            where = WRITES.get(op.rpartition(".")[2])
+            if where is not None:
+                arg = argument(node, *where)
+                if isinstance(arg, cst.Name):
+                    yield arg.value, arg, False
+            return
+        callee = node.func.attr.value if isinstance(node.func, cst.Attribute) else node.func.value if isinstance(node.func, cst.Name) else None
+        directions = self.directions.get(callee)
+        func = next((f for f in self.info.functions if f.name.value == callee), None)
+        if directions is None or func is None:
+            return
+        params = [p.name.value for p in func.params.params if p.name.value != "self"]
+        for i, a in enumerate(positional(node)):
+            if i < len(params) and directions.get(params[i], "In") != "In" and isinstance(a.value, cst.Name):
+                yield a.value.value, a.value, directions[params[i]] == "InOut"
+        for a in node.args:
+            if a.keyword is not None and directions.get(a.keyword.value, "In") != "In" and isinstance(a.value, cst.Name):
+                yield a.value.value, a.value, directions[a.keyword.value] == "InOut"
+
+
+def _view(value, info) -> bool:
+    """A reshape/slice/transpose re-binds a name to a view of storage it already names: no copy is dropped."""
+    op = info.op(value)
+    return op is not None and op.rpartition(".")[2] in ("reshape", "transpose", "slice", "view")
+
+
+def _head(annotation):
+    return annotation.value if isinstance(annotation, cst.Subscript) else annotation
+
+
+def _declared(func: cst.FunctionDef, ops) -> dict[str, str]:
+    out = {}
+    for p in func.params.params:
+        head = ops.get(_head(p.annotation.annotation)) if p.annotation is not None else None
+        out[p.name.value] = head if head in ("Out", "InOut") else "In"
+    return out
+
+
+__all__ = ["SubscriptKeepRank", "LogicalNot", "OutParams", "TENSOR"]

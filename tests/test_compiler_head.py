@@ -1,0 +1,229 @@
+"""--compile against the newest compiler (pypto e2d0f78ae, 2026-08-21), in a Python of its own
+(`make install` builds .venv-head), on small kernels written here: entry @pl.jit functions
+lowered (a scalar parameter left as pl.RUNTIME unless --set gives it), built programs through
+the Ascend910B pipeline, the memory map's figures, an overflow that stops the pipeline, errors
+at the user's line; the version told from the installed API, and one clear error when it is
+not the target's."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from codemods.compiler.bridge import CompilerMismatch, compile_source, probe
+from codemods.compiler.installed import compiler_python, identify, mismatch
+from codemods.run.config import ConfigError, parse
+from needs import head_python, pypto_or_skip
+
+JIT_ADD = '''\
+import pypto.language as pl
+
+ROWS = 64
+
+
+@pl.jit
+def add(
+    a: pl.Tensor[[ROWS, 128], pl.FP32],
+    b: pl.Tensor[[ROWS, 128], pl.FP32],
+    n: pl.Scalar[pl.INT32],
+    out: pl.Out[pl.Tensor[[ROWS, 128], pl.FP32]],
+):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        out[:] = pl.add(a, b)
+    return out
+'''
+
+JIT_TILE_ON_TENSOR = '''\
+import pypto.language as pl
+
+
+@pl.jit
+def bad(
+    a: pl.Tensor[[64, 128], pl.FP32],
+    out: pl.Out[pl.Tensor[[64, 128], pl.FP32]],
+):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.tile.rsqrt(a)
+        out[:] = t
+    return out
+'''
+
+JIT_OVERFLOW = '''\
+import pypto.language as pl
+
+
+@pl.jit
+def big(
+    a: pl.Tensor[[512, 512], pl.FP32],
+    out: pl.Out[pl.Tensor[[512, 512], pl.FP32]],
+):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.load(a, [0, 0], [512, 512])
+        u = pl.tile.add(t, t)
+        out = pl.store(u, [0, 0], out)
+    return out
+'''
+
+BUILDER = '''\
+import pypto.language as pl
+
+ROWS = 32
+
+
+def build_scale_program(rows: int = ROWS):
+    @pl.program
+    class Scale:
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def scale(self, x: pl.Tensor[[rows, 64], pl.FP32], out: pl.Out[pl.Tensor[[rows, 64], pl.FP32]]) -> pl.Tensor[[rows, 64], pl.FP32]:
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = pl.load(x, [0, 0], [rows, 64])
+                u = pl.tile.mul(t, t)
+                out = pl.store(u, [0, 0], out)
+            return out
+
+    return Scale
+'''
+
+
+@pytest.fixture(scope="module")
+def head():
+    return head_python()
+
+
+def _write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_the_version_is_told_from_the_api_both_ways(head):
+    found = probe(target="2026-08", python=head)
+    assert found["pl.jit"] and found["pl.at"] and not found["BackendType.CCE"] and not found["pl.incore"]
+    with pytest.raises(CompilerMismatch) as caught:
+        probe(target="2026-03", python=head)
+    said = str(caught.value)
+    assert "needs pypto of 2026-03-09" in said and "has pypto of 2026-08-21" in said and "--compiler-python" in said
+
+
+def test_the_tools_own_pypto_is_not_the_newest():
+    pypto_or_skip()
+    with pytest.raises(CompilerMismatch, match=r"--target 2026-08 needs pypto of 2026-08-21 .* has pypto of 2026-03-09"):
+        probe(target="2026-08")
+
+
+def test_a_pypto_of_neither_day_says_what_it_has_and_lacks():
+    between = {"pl.at": True, "pl.jit": False, "pl.incore": True, "pl.auto_incore": True, "BackendType.CCE": True}
+    assert identify(between) is None
+    said = mismatch("2026-08", between, "/some/python")
+    assert "neither target" in said and "has pl.incore" in said and "lacks pl.jit" in said
+
+
+def test_jit_scalar_left_runtime_and_memory_from_the_map(tmp_path, head):
+    path = _write(tmp_path, "k.py", JIT_ADD)
+    parsed = compile_source(path, None, "parse", target="2026-08", python=head)
+    assert parsed.ok and parsed.programs == ["add"] and not parsed.memory
+    assert any("n left as pl.RUNTIME" in note for note in parsed.notes)
+    passed = compile_source(path, None, "passes", target="2026-08", python=head)
+    assert passed.ok and not passed.structure
+    vec = [m for m in passed.memory if m.space == "Vec"]
+    assert vec and vec[0].limit == 188416 and 0 < vec[0].used <= vec[0].limit
+
+
+def test_set_gives_the_jit_scalar_its_value(tmp_path, head):
+    path = _write(tmp_path, "k.py", JIT_ADD)
+    result = compile_source(path, None, "parse", sets={"n": "4"}, target="2026-08", python=head)
+    assert result.ok and not any("RUNTIME" in note for note in result.notes)
+
+
+def test_a_rejection_is_at_the_users_line(tmp_path, head):
+    path = _write(tmp_path, "k.py", JIT_TILE_ON_TENSOR)
+    result = compile_source(path, None, "parse", target="2026-08", python=head)
+    assert [e.line for e in result.errors] == [10]
+    assert "tile.rsqrt requires first argument to be a TileType" in result.errors[0].message
+
+
+def test_an_overflow_stops_the_pipeline_and_says_so(tmp_path, head):
+    path = _write(tmp_path, "k.py", JIT_OVERFLOW)
+    assert compile_source(path, None, "parse", target="2026-08", python=head).ok
+    result = compile_source(path, None, "passes", target="2026-08", python=head)
+    assert len(result.errors) == 1 and "Vec buffer usage" in result.errors[0].message
+    assert result.errors[0].line == 4, "a pass names no line of the user's: the jit function's own"
+    assert any("stops this compiler's pipeline" in note for note in result.notes)
+
+
+def test_a_builder_runs_through_the_ascend910b_pipeline(tmp_path, head):
+    path = _write(tmp_path, "k.py", BUILDER)
+    result = compile_source(path, None, "passes", target="2026-08", python=head)
+    assert result.ok and result.programs == ["build_scale_program"] and not result.structure
+    assert [(m.space, m.used) for m in result.memory] == [("Vec", 32 * 64 * 4)]
+
+
+def test_the_2026_03_compiler_does_not_know_this_code(tmp_path):
+    pypto_or_skip()
+    path = _write(tmp_path, "k.py", BUILDER)
+    result = compile_source(path, None, "parse")
+    assert result.errors and "at" in result.errors[0].message
+
+
+def _cli(*args, cwd, env=None):
+    return subprocess.run([sys.executable, "-m", "codemods", *map(str, args)], cwd=cwd, capture_output=True, text=True,
+                          env=env)
+
+
+def test_check_compile_with_the_newest_compiler_named_three_ways(tmp_path, head):
+    _write(tmp_path, "k.py", JIT_TILE_ON_TENSOR)
+    plain = {k: v for k, v in os.environ.items() if k != "PYPTO_PYTHON"}
+    by_option = _cli("check", "--compile", "--target", "2026-08", "--compiler-python", head, "k.py", cwd=tmp_path, env=plain)
+    by_env = _cli("check", "--compile", "--target", "2026-08", "k.py", cwd=tmp_path, env=dict(plain, PYPTO_PYTHON=head))
+    (tmp_path / "pyproject.toml").write_text(f'[tool.pypto-migrate]\ncompiler-python = "{head}"\n')
+    by_config = _cli("check", "--compile", "--target", "2026-08", "k.py", cwd=tmp_path, env=plain)
+    for done in (by_option, by_env, by_config):
+        assert done.returncode == 1, done.stderr
+        assert "tile.rsqrt requires first argument to be a TileType" in done.stderr
+
+
+def test_the_wrong_compiler_is_one_clear_error_and_exit_2(tmp_path, head):
+    _write(tmp_path, "k.py", BUILDER)
+    done = _cli("check", "--compile", "--target", "2026-03", "--compiler-python", head, "k.py", cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "needs pypto of 2026-03-09" in done.stderr and "has pypto of 2026-08-21" in done.stderr
+
+
+def test_the_compiler_python_precedence_and_config_paths(tmp_path, monkeypatch):
+    monkeypatch.delenv("PYPTO_PYTHON", raising=False)
+    assert compiler_python(None, None) == sys.executable
+    assert compiler_python(None, "/from/config") == "/from/config"
+    monkeypatch.setenv("PYPTO_PYTHON", "/from/env")
+    assert compiler_python(None, "/from/config") == "/from/env"
+    assert compiler_python("/from/option", "/from/config") == "/from/option"
+    config = parse({"compiler-python": "../venv-head/bin/python"}, tmp_path / "proj" / "pyproject.toml")
+    assert config.compiler_python == str(tmp_path / "proj" / ".." / "venv-head" / "bin" / "python")
+    assert parse({"compiler-python": "python3.11"}, tmp_path / "pyproject.toml").compiler_python == "python3.11"
+    with pytest.raises(ConfigError, match="compiler-python"):
+        parse({"compiler-python": 3}, tmp_path / "pyproject.toml")
+
+
+def test_without_the_newest_compiler_the_hint_names_its_wheel_and_torch(tmp_path):
+    fake = tmp_path / "shadow" / "pypto"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError('no pypto in this environment')\n")
+    _write(tmp_path, "k.py", "x = 1\n")
+    done = _cli("check", "--compile", "--target", "2026-08", "k.py", cwd=tmp_path,
+                env=dict(os.environ, PYTHONPATH=str(fake.parent)))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "oracle-head" in done.stderr and "torch==2.13.0" in done.stderr and "2026-08-21" in done.stderr
+
+
+def test_a_check_that_names_the_users_line_is_put_there(tmp_path):
+    pypto_or_skip()  # the locator reads pypto's error classes
+    from codemods.compiler.worker import _Locator
+
+    user = _write(tmp_path, "k.py", "x = 1\n")
+    where = _Locator(user, user, named_lines=True)
+    text = f"tile.slice shape element 1 must be a compile-time constant Check failed: static_dim at pypto/src/x.cpp:153 at {user}:288:48"
+    assert (where.finding(ValueError(text), "compiling")["line"], where.finding(ValueError(text), "compiling")["column"]) == (288, 49)
+    other = "the same at /elsewhere/helper.py:7:3"
+    assert where.finding(ValueError(other), "compiling")["line"] == 1

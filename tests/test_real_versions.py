@@ -1,0 +1,105 @@
+"""Issue 14's goals on real code of other days (../shared/corpus, read at run time, never copied):
+each pypto-lib snapshot and the four February DeepSeek parts migrated to --target 2026-08 and
+judged by the newest compiler (benchmarks/real_versions.py computes it; `make real` prints it).
+
+- both snapshots migrate with no internal error;
+- the newest compiler parses and passes at least 90% of the files that build a program, and
+  every file it rejects carries a review marker at the line the compiler names;
+- the DeepSeek parts: parse, passes and clean structure 4/4, verify 0 against the original
+  (or 3: equal on every row the original writes);
+- a second run changes nothing.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from needs import ROOT, corpus_or_skip, head_python
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import real_versions  # noqa: E402
+
+pytestmark = pytest.mark.real
+
+SNAPSHOTS = [p.name for p in real_versions.snapshots()] or ["(no corpus)"]
+
+
+@pytest.fixture(scope="session")
+def versions_work(tmp_path_factory):
+    corpus_or_skip()
+    return tmp_path_factory.mktemp("versions"), head_python()
+
+
+@pytest.fixture(scope="session")
+def snapshot_sections(versions_work):
+    work, python = versions_work
+    cache = {}
+
+    def get(name):
+        if name not in cache:
+            source = real_versions.SNAPSHOTS / name
+            if not source.is_dir():
+                pytest.fail(f"no snapshot {source}", pytrace=False)
+            cache[name] = real_versions.section(source, name, work, 2, python)
+        return cache[name]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def deepseek(versions_work):
+    work, python = versions_work
+    return real_versions.section(real_versions.DEEPSEEK, "deepseek", work, 2, python, real_versions.load_sizes())
+
+
+def _lines(rows, keep=lambda line: True) -> str:
+    return "\n".join(f"  {line}" for r in rows for line in r.detail if keep(line))
+
+
+@pytest.mark.parametrize("snapshot", SNAPSHOTS)
+def test_a_snapshot_migrates_with_no_internal_error(snapshot_sections, snapshot):
+    sec = snapshot_sections(snapshot)
+    broken = [r for r in sec.rows if r.status in ("internal error", "error")]
+    assert not broken, f"{len(broken)} files not migrated:\n" + _lines(broken)
+
+
+@pytest.mark.parametrize("snapshot", SNAPSHOTS)
+def test_the_newest_compiler_passes_nine_in_ten_program_files(snapshot_sections, snapshot):
+    sec = snapshot_sections(snapshot)
+    c = sec.counts()
+    assert c["build a program"], "no file of the snapshot builds a program: the compile found nothing to judge"
+    assert c["passes"] >= real_versions.GOAL * c["build a program"], (
+        f"{real_versions.summary(sec)}\n" + _lines([r for r in sec.building if r.passes != "ok"])
+    )
+
+
+@pytest.mark.parametrize("snapshot", SNAPSHOTS)
+def test_every_rejection_has_a_review_marker_at_the_compilers_line(snapshot_sections, snapshot):
+    sec = snapshot_sections(snapshot)
+    unmarked = [r for r in sec.building if r.passes != "ok" and r.marked != "yes"]
+    assert not unmarked, f"{len(unmarked)} rejected files without a marker at the error:\n" + _lines(unmarked)
+
+
+@pytest.mark.parametrize("snapshot", SNAPSHOTS)
+def test_a_second_run_changes_nothing_in_a_snapshot(snapshot_sections, snapshot):
+    sec = snapshot_sections(snapshot)
+    assert [r.file for r in sec.rows if r.idempotent != "yes"] == []
+
+
+def test_deepseek_february_to_2026_08_compiles_clean(deepseek):
+    assert len(deepseek.rows) == 4
+    failing = [r for r in deepseek.rows if (r.parse, r.passes, r.structure) != ("ok", "ok", "clean")]
+    assert not failing, "\n".join(f"  {r.file}: parse {r.parse}, passes {r.passes}, structure {r.structure}" for r in failing) + (
+        "\n" + _lines(failing))
+
+
+def test_deepseek_february_to_2026_08_verifies_against_the_original(deepseek):
+    # Exit 3 is verify's "equivalent except rows the original masked with valid_shape and
+    # never wrote", counted as equivalent here as in the 2026-03 real-corpus tests.
+    assert [(r.file, r.verify) for r in deepseek.rows if not r.verify.startswith(("0 ", "3 "))] == []
+
+
+def test_deepseek_second_run_changes_nothing(deepseek):
+    assert [r.file for r in deepseek.rows if r.idempotent != "yes"] == []

@@ -1,0 +1,69 @@
+"""The 2026-08 step (rules/2026-08): each fixture of fixtures/upgrade migrates to exactly its
+`after`, once, and `verify --target 2026-08` proves the migration computes what the 2026-03
+kernel computed, while the kernel left as it was does not (the change is real)."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import FIXTURES
+from codemods.interp.execute import Settings
+from codemods.interp.verify import EQUIVALENT, MISMATCH, verify
+from codemods.migrate.engine import migrate
+from codemods.rulebook.loading import load_api, load_rules
+from codemods.run.runner import LEFTOVER_ID
+
+UPGRADE = FIXTURES / "upgrade"
+NAMES = sorted(p.name for p in (UPGRADE / "before").glob("*.py"))
+RULES = load_rules()
+STEP = tuple(r for r in RULES if r.path.parent.name == "2026-08")
+KNOWN = frozenset(r.id for r in RULES) | {LEFTOVER_ID}
+
+
+def _upgrade(text: str):
+    return migrate(text, STEP, load_api(), KNOWN)
+
+
+def _read(folder: str, name: str) -> str:
+    return (UPGRADE / folder / name).read_bytes().decode("utf-8")
+
+
+def test_the_step_has_its_rules():
+    assert {r.id for r in STEP} >= {"PTO140", "PTO141", "PTO142"}
+    assert all(140 <= int(r.id[3:]) <= 169 for r in STEP if r.kind.startswith("upgrade-"))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_fixture_upgrades_to_expected(name):
+    first = _upgrade(_read("before", name))
+    assert first.output == _read("after", name)
+    assert first.edits or first.findings
+    assert _upgrade(first.output).output == first.output, "a second run must change nothing"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_upgrade_computes_what_the_old_kernel_computed(name):
+    before, after = (f"before/{name}", _read("before", name)), (f"after/{name}", _read("after", name))
+    verdict = verify(before, after, Settings(), load_api(), "2026-08")
+    assert verdict.code == EQUIVALENT, verdict.message
+
+
+SILENT = [n for n in NAMES if n.startswith("silent_")]
+
+
+def test_the_three_silent_changes_have_fixtures():
+    assert SILENT == ["silent_not.py", "silent_outputs.py", "silent_subscripts.py"]
+
+
+@pytest.mark.parametrize("name", SILENT)
+def test_left_alone_a_silent_change_computes_something_else(name):
+    before = (f"before/{name}", _read("before", name))
+    verdict = verify(before, before, Settings(), load_api(), "2026-08")
+    assert verdict.code == MISMATCH, verdict.message
+
+
+def test_the_old_meaning_is_kept_by_the_2026_03_profile():
+    """Under 2026-03 the unmigrated kernel is its own equal: the profiles differ only in meaning."""
+    for name in SILENT:
+        before = (f"before/{name}", _read("before", name))
+        assert verify(before, before, Settings(), load_api(), "2026-03").code == EQUIVALENT, name

@@ -1,0 +1,138 @@
+"""Version steps: which steps a file needs, --target/--from, the config key, the cache key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codemods.migrate.steps import first_step, forms, steps_for
+from codemods.rulebook.loading import load_api, load_rules, steps
+from codemods.run.cache import settings_key
+from codemods.run.config import ConfigError, parse
+from conftest import pypto
+
+TABLES = [load_api(None, s) for s in steps()]
+FEBRUARY = "import pypto.language as pl\n\nx = pl.view(t, [4, 4], [0, 0])\n"
+APRIL = "import pypto.language as pl\n\nwith pl.incore():\n    y = pl.add(x, 1.0)\n"
+
+
+def test_forms_follow_the_module_however_it_is_imported():
+    text = (
+        "import pypto.language as lang\nfrom pypto import language as pl2\nfrom pypto.language import incore as inc\n"
+        "import numpy as pl\n"
+        "a = lang.view(t, s, o)\nb = pl2.tile.maxs(x, 0.0)\nfor i in lang.parallel(0, 8, chunk=4):\n    pass\n"
+        "c = pl.view(1)\nwith inc():\n    pass\n"
+    )
+    found = forms(text)
+    assert {"view", "tile.maxs", "parallel", "parallel(chunk=)", "incore"} <= found
+    assert forms("this is ( not python") == set()
+
+
+@pytest.mark.parametrize("text,first", [
+    (FEBRUARY, "2026-03"),  # pl.view: older than 2026-03
+    (APRIL, "2026-08"),  # pl.incore and no pl.view: written for 2026-03 or later
+    ("import pypto.language as pl\nfor i in pl.parallel(0, 8, 1, chunk=4):\n    pass\n", "2026-08"),
+    ("import pypto.language as pl\nwith pl.at(level=pl.Level.CORE_GROUP):\n    pass\n", "2026-08"),  # a later name
+    ("import pypto.language as pl\nwith pl.incore():\n    y = pl.view(x, [1], [0])\n", "2026-03"),  # needs wins
+    ("import pypto.language as pl\ny = pl.add(x, 1.0)\n", "2026-03"),  # no evidence: every step, each silent where nothing is old
+])
+def test_the_first_step_is_read_off_the_code(text, first):
+    assert steps()[first_step(text, TABLES)] == first
+
+
+def test_steps_never_go_past_the_target_and_from_overrides():
+    rules = load_rules()
+    assert [s.name for s in steps_for(APRIL, rules, "2026-03")] == ["2026-03"]  # --target 2026-03: that step alone
+    assert [s.name for s in steps_for(APRIL, rules, "2026-08")] == ["2026-08"]
+    assert [s.name for s in steps_for(FEBRUARY, rules, "2026-08")] == ["2026-03", "2026-08"]
+    assert [s.name for s in steps_for(APRIL, rules, "2026-08", start="2026-03")] == ["2026-03", "2026-08"]
+    assert [s.name for s in steps_for(FEBRUARY, rules, "2026-08", start="2026-08")] == ["2026-08"]
+    for step in steps_for(FEBRUARY, rules, "2026-08"):
+        assert step.api.step == step.name and all(r.step == step.name for r in step.rules)
+
+
+def test_the_2026_08_table_inherits_what_it_does_not_change():
+    old, new = load_api(None, "2026-03"), load_api(None, "2026-08")
+    assert new.version == "2026-08-21" and old.version == "2026-03-09"
+    assert new.ops["maxs"].kind == "removed" and ("maxs" not in old.ops or old.ops["maxs"].kind != "removed")
+    assert old.exists("maxs") and not new.exists("maxs")
+    assert new.ops["view"].kind == "removed"  # removed before: still removed
+    assert new.memory_limits == old.memory_limits
+    assert new.exists("at") and not old.exists("at") and not new.exists("incore")
+    assert not new.needs and not new.done  # which code needs a step is never inherited
+
+
+def test_config_target_and_its_errors(tmp_path):
+    assert parse({"target": "2026-08"}, tmp_path / "pyproject.toml").target == "2026-08"
+    with pytest.raises(ConfigError, match="target"):
+        parse({"target": 2026}, tmp_path / "pyproject.toml")
+
+
+def test_the_cache_key_holds_target_and_start(tmp_path):
+    keys = {settings_key(("PTO001",), True, tmp_path, t, s) for t, s in (("2026-03", ""), ("2026-08", ""), ("2026-08", "2026-03"))}
+    assert len(keys) == 3
+
+
+def test_cli_target_from_and_config(tmp_path):
+    kernel = tmp_path / "k.py"
+    kernel.write_text(APRIL, encoding="utf-8")
+    bad = pypto("run", "--target", "2027-01", "k.py", cwd=tmp_path)
+    assert bad.returncode == 2 and "unknown target '2027-01'" in bad.stderr and "2026-08" in bad.stderr
+    bad_from = pypto("check", "--from", "1999-01", "k.py", cwd=tmp_path)
+    assert bad_from.returncode == 2 and "--from step" in bad_from.stderr
+    (tmp_path / "pyproject.toml").write_text('[tool.pypto-migrate]\ntarget = "2027-01"\n', encoding="utf-8")
+    configured = pypto("run", "k.py", cwd=tmp_path)
+    assert configured.returncode == 2 and "pyproject.toml: [tool.pypto-migrate] target" in configured.stderr
+    assert pypto("run", "--target", "2026-03", "k.py", cwd=tmp_path).returncode in (0, 1)  # the command line wins
+
+
+def test_rule_pages_name_their_step(tmp_path):
+    rule = load_rules()[0]
+    assert f"Step: {rule.step}" in pypto("rules", rule.id, cwd=tmp_path).stdout
+
+
+def test_every_rule_sits_in_a_step_folder():
+    root = Path(__file__).resolve().parent.parent / "rules"
+    for rule in load_rules():
+        assert rule.path.parent == root / rule.step
+
+
+VERSIONED = sorted((Path(__file__).resolve().parent.parent / "fixtures").glob("20*-*/before/*.py"))
+
+
+@pytest.mark.parametrize("before", VERSIONED, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+def test_versioned_fixture_migrates_to_expected(before):
+    from codemods.run.runner import Job, migrate_text
+
+    step = before.parent.parent.name
+    job = Job(tuple(r.id for r in load_rules()), target=step)
+    text = before.read_text(encoding="utf-8")
+    result = migrate_text(text, job)
+    assert result.output == (before.parent.parent / "after" / before.name).read_text(encoding="utf-8")
+    assert migrate_text(result.output, job).output == result.output, "a second run must change nothing"
+    assert [f for f in result.findings if f.level == "error"] == []
+    assert {e.rule for e in result.edits} <= {r.id for r in load_rules() if r.step == step}  # no older step ran
+    assert migrate_text(text, Job(job.rule_ids, target=steps()[0])).output != result.output or step == steps()[0]
+
+
+def test_a_february_file_goes_through_both_steps():
+    from codemods.run.runner import Job, migrate_text
+
+    text = (
+        "import pypto.language as pl\n\n\n@pl.program\nclass P:\n"
+        "    @pl.function(type=pl.FunctionType.Orchestration)\n"
+        "    def main(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:\n"
+        "        with pl.incore():\n"
+        "            a = pl.view(x, [16, 64], [0, 0])\n"
+        "            b = pl.tile.maxs(pl.load(a, [0, 0], [16, 64]), 0.0)\n"
+        "            y = pl.store(b, [0, 0], y)\n"
+        "        return y\n"
+    )
+    result = migrate_text(text, Job(tuple(r.id for r in load_rules()), target="2026-08"))
+    rules = {e.rule for e in result.edits}
+    assert "PTO102" in rules and "PTO103" in rules and any(r.startswith("PTO0") for r in rules)
+    code = "".join(line for line in result.output.splitlines(keepends=True) if not line.lstrip().startswith("#"))
+    assert "pl.view" not in code and "pl.incore" not in code and "maxs" not in code
+    lines = text.splitlines()
+    assert all(1 <= e.line <= len(lines) for e in result.edits)  # placed in the input
