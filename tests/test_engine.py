@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from codemods.migrate import transforms
-from codemods.migrate.engine import EngineError, SourceError, migrate
+from codemods.check.results import EngineError, SourceError
+from codemods.migrate.engine import migrate
 from codemods.rulebook.loading import Rule, Example
 from pathlib import Path
 

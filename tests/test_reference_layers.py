@@ -15,7 +15,7 @@ import pytest
 from codemods.interp.execute import Settings, load, make_inputs, run
 from codemods.interp.ops import OLD, Machine
 from codemods.model.kernels import module_constants
-from codemods.migrate.engine import parse
+from codemods.migrate.parsing import parse
 from conftest import FIXTURES
 
 TOL = dict(rtol=3e-2, atol=3e-2)  # BF16 outputs: a couple of units in the last place

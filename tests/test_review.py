@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from codemods.cli.commands import main
 from codemods.text.diffs import unified_diff
-from codemods.migrate.engine import Edit
+from codemods.check.results import Edit
 from codemods.cli.review import Terminal, apply, hunks_of, review_file, rules_of
 from conftest import FIXTURES
 

@@ -92,7 +92,7 @@ def test_engine_errors_never_write(tmp_path, monkeypatch):
     f.write_text("import pypto.language as pl\npl.view(a, [1], [0])\n")
 
     def broken(*_a, **_k):
-        from codemods.migrate.engine import EngineError
+        from codemods.check.results import EngineError
 
         raise EngineError("engine error: rule PTO001 produced code that does not parse", 2, 1)
 

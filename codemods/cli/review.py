@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ..text.diffs import unified_diff
-from ..migrate.engine import Edit, SourceError, parse
+from ..check.results import Edit, SourceError
+from ..migrate.parsing import parse
 from ..check.findings import MARKER
 from ..text.hunks import Hunk, apply, edited, hunks_of
 from ..text.sources import FileProblem, read_text, write_atomic

@@ -27,7 +27,7 @@ class KernelCapacity:
 
 
 def tool_capacity(text: str, display: str, api) -> list[KernelCapacity]:
-    from ..migrate.engine import parse
+    from ..migrate.parsing import parse
     from ..migrate.report import report_module
 
     report = report_module(parse(text.lstrip("\ufeff")), display, api)

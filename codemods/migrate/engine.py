@@ -6,10 +6,7 @@ re-parse -> findings read off the new text (`codemods.check.findings`).
 
 from __future__ import annotations
 
-import ast
 import gc
-import re
-import sys
 from dataclasses import dataclass
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -23,9 +20,11 @@ from ..check.findings import MARKER, scan
 from ..model.kernels import OpIndex
 from ..syntax.memo import forget, per_file
 from ..syntax.positions import code_starts_and_texts, standalone, starts
-from ..check.results import Edit, EngineError, Finding, Result, SourceError  # noqa: F401  (their home before)
+from ..check.results import Edit, EngineError, Result, SourceError
 from ..rulebook.loading import ApiTable, Rule
 from ..syntax.traversal import content
+from .parsing import check_python, parse, reason
+from .statement_edits import parse_statements, prepend_statements, with_markers
 from .transforms import make_transform
 
 BOM = "\ufeff"
@@ -181,7 +180,7 @@ class _Dispatcher(cst.CSTTransformer):
             flags += self.ctx.flags
             self.ctx.flags = []
             if flags:
-                marked = _with_markers(updated, flags)
+                marked = with_markers(updated, flags)
                 if marked is not updated:
                     updated, self.marked = marked, True
         edits = self.ctx.statement_edits.get(original)
@@ -214,11 +213,11 @@ class _Dispatcher(cst.CSTTransformer):
             if where == "remove":
                 remove = True
             elif where == "prepend":
-                prepend.extend(_statements(text))
+                prepend.extend(parse_statements(text))
             else:
-                (before if where == "before" else after).extend(_statements(text))
+                (before if where == "before" else after).extend(parse_statements(text))
         if prepend:
-            updated = _prepend(updated, prepend)
+            updated = prepend_statements(updated, prepend)
         if not (before or after or remove):
             return updated
         if before and not remove:
@@ -266,87 +265,6 @@ def _ancestors(module: cst.Module, wanted: set[int]) -> set[int]:
         path.append(id(node))
         stack.extend((child, depth + 1) for child in content(node))
     return found
-
-
-def _statements(text: str) -> list[cst.BaseStatement]:
-    return list(cst.parse_module(text + "\n").body)
-
-
-def _prepend(node, statements):
-    """Put statements first in a body, after a docstring if there is one."""
-    if isinstance(node, cst.Module):
-        body = list(node.body)
-        at = 0
-        while at < len(body) and _is_preamble(body[at]):
-            at += 1
-        return node.with_changes(body=[*body[:at], *statements, *body[at:]])
-    block = node.body
-    body = list(block.body)
-    at = 1 if body and _is_docstring(body[0]) else 0
-    return node.with_changes(body=block.with_changes(body=[*body[:at], *statements, *body[at:]]))
-
-
-def _is_docstring(statement) -> bool:
-    return (
-        isinstance(statement, cst.SimpleStatementLine)
-        and len(statement.body) == 1
-        and isinstance(statement.body[0], cst.Expr)
-        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    )
-
-
-def _is_preamble(statement) -> bool:
-    return _is_docstring(statement) or (
-        isinstance(statement, cst.SimpleStatementLine) and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in statement.body)
-    )
-
-
-def _with_markers(statement, flags) -> cst.CSTNode:
-    """Write `# pypto-migrate: review ID: why` above the statement, once per rule."""
-    present = set()
-    for empty in statement.leading_lines:
-        m = empty.comment and MARKER.search(empty.comment.value)
-        if m:
-            present.update(i.strip() for i in m.group("ids").split(","))
-    lines = list(statement.leading_lines)
-    for rule, _node, message in flags:
-        if rule.id in present:
-            continue
-        present.add(rule.id)
-        lines.append(cst.EmptyLine(comment=cst.Comment(f"# pypto-migrate: review {rule.id}: {message}")))
-    if len(lines) == len(statement.leading_lines):
-        return statement  # every rule already has its marker here
-    return statement.with_changes(leading_lines=lines)
-
-
-def parse(text: str, what: str = "input") -> cst.Module:
-    check_python(text, what)
-    try:
-        return cst.parse_module(text)
-    except cst.ParserSyntaxError as exc:
-        raise SourceError(f"{what} is valid Python, but LibCST cannot parse it: {_reason(exc)}", exc.editor_line, exc.editor_column)
-    except (RecursionError, MemoryError) as exc:
-        raise SourceError(f"{what} could not be parsed: {type(exc).__name__}")
-
-
-def check_python(text: str, what: str = "input") -> None:
-    # CPython's parser goes first: it places syntax errors precisely, and it rejects nesting
-    # (over 200 parentheses) on which LibCST's native parser would overflow its stack and
-    # take the whole process down instead of raising.
-    try:
-        ast.parse(text)
-    except SyntaxError as py:
-        raise SourceError(f"{what} is not valid Python {sys.version_info[0]}.{sys.version_info[1]}: {py.msg}",
-                          py.lineno or 1, py.offset or 1)
-    except (RecursionError, MemoryError):
-        raise SourceError(f"{what} is nested too deeply to parse")
-    except ValueError as exc:  # a NUL byte
-        raise SourceError(f"{what} cannot be parsed: {exc}")
-
-
-def _reason(exc: cst.ParserSyntaxError) -> str:
-    # LibCST's message repeats the position we already print as path:line:col.
-    return re.sub(r"^(parser error: )?error at \d+:\d+: ", "", exc.message)
 
 
 def migrate(
@@ -416,7 +334,7 @@ def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: froze
             out_module = cst.parse_module(output)
         except cst.ParserSyntaxError as exc:
             raise EngineError(
-                f"engine error: rule(s) {', '.join(sorted(done.touched))} produced code that does not parse ({_reason(exc)}); "
+                f"engine error: rule(s) {', '.join(sorted(done.touched))} produced code that does not parse ({reason(exc)}); "
                 "the file was left as it was",
                 exc.editor_line,
                 exc.editor_column,

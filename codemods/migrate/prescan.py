@@ -13,8 +13,8 @@ import libcst as cst
 
 from ..model.kernels import Region
 from .plan import Handoff, RegionPlan
-from ..syntax.nodes import codes, is_name, statements, walk
-from ..syntax.traversal import content
+from ..syntax.nodes import codes, is_name, statements
+from ..syntax.traversal import content, walk
 from ..model.values import MAT, VEC
 
 SCALAR_OPS = {"min", "max", "tensor.read", "tile.read", "read"}

@@ -14,7 +14,8 @@ import libcst as cst
 from ..model.capacity import Usage, kb, region_usage
 from ..syntax.memo import per_file
 from ..syntax.positions import starts
-from ..syntax.nodes import code, walk
+from ..syntax.nodes import code
+from ..syntax.traversal import walk
 from .planner import Planner
 
 
@@ -76,7 +77,8 @@ def _kernel_lines(k: KernelReport, indent: str) -> list[str]:
 
 def report_paths(paths, api) -> tuple[list[FileReport], list[str]]:
     """Reports of every file, and `path:line:col: message` for each that could not be read."""
-    from .engine import SourceError, parse
+    from ..check.results import SourceError
+    from .parsing import parse
     from ..text.sources import FileProblem, display_path, read_text
 
     reports, errors = [], []

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .traversal import walk  # noqa: F401  (the analyses' walk, re-exported)
-
 _EMPTY = cst.Module([])
 
 

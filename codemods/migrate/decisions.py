@@ -1,0 +1,252 @@
+"""What must change in a kernel region, written into the `Plan`: the decision half of the planner.
+
+The typing (`codemods.model.inference`) says what each value is; where that calls for a
+change, these methods record it: a Tensor operand loaded (at the kernel's start, or where it
+is read when the kernel also writes it), a reduction's scratch tile, an assemble of a Tile
+piece turned into a store, a scalar read, a matmul's operands moved into Left/Right, a
+create_tensor inside a kernel made a Tile; every tile the kernel will hold (`Allocation`,
+for the capacity report), the statements to insert (`StatementEdit`), and the flags.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..model.capacity import region_usage
+from ..model.inference import Site
+from ..model.values import ACC, LEFT, MAT, MATMUL_ACC_DTYPE, RIGHT, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, VEC, Val
+from ..syntax.nodes import attr_name, code
+from .matmul_flags import tile_matmul_keywords
+from .plan import Allocation, RegionPlan, StatementEdit
+
+# The statements the planner inserts, one form each, filled in by `statement()`: what the
+# 2026-03 API calls a whole load, a fresh Vec tile, a Tensor made before a kernel, a store
+# of a tile into it, and a piece reloaded from a hand-off buffer.
+STATEMENTS = {
+    "load": "{name} = pl.load({tensor}, {offsets}, {shape}, target_memory=pl.MemorySpace.Vec)",
+    "create_tile": "{name} = pl.create_tile({shape}, dtype=pl.{dtype}, target_memory=pl.MemorySpace.Vec)",
+    "create_tensor": "{name} = pl.create_tensor({shape}, dtype=pl.{dtype})",
+    "store": "{name} = pl.store({tile}, {offsets}, {name})",
+    "reload": "{name} = pl.reshape(pl.load({tensor}, {offsets}, {shape}, target_memory=pl.MemorySpace.Vec{valid}), {reshape})",
+}
+
+
+def statement(form: str, **fields: str) -> str:
+    return STATEMENTS[form].format(**fields)
+
+
+class Decisions:
+    """Mixin of the Planner: the decisions its typing calls for (the hooks `model.inference`
+    calls), and the recording of them: `_decide`, `_edit`, `_alloc`, `_flag`, `_fresh`."""
+
+    def _assemble(self, node, pos, env, sc: Site) -> Val:
+        rp = sc.region
+        vals = [self._expr(p, env, sc.inner()) for p in pos]
+        target = vals[0] if vals else UNKNOWN_VAL
+        if rp is None:
+            return target
+        if len(vals) < 3:
+            return target
+        source = vals[1]
+        if source.is_tensor:
+            source = self._load_operand(pos[1], source, rp, sc)
+        if target.kind in (TENSOR, UNKNOWN) and source.is_tile:
+            # The old assemble's target is a Tensor whatever the tool knows of it (tensor.assemble
+            # takes nothing else); its Tile piece is stored: `tensor.assemble requires second
+            # argument to be a TensorType, but got TileType` otherwise.
+            reshape = None
+            if target.shape and source.shape and len(target.shape) > len(source.shape):
+                reshape = self._shape_text(("1",) * (len(target.shape) - len(source.shape)) + source.shape)
+            self.plan.decisions["assemble-to-store"][node] = reshape
+            return target
+        if target.is_tile:
+            self._flag("untyped-value", sc.node, "assembling into a Tile: there is no tile concatenation; "
+                       "hand the pieces off through a Tensor created before the kernel")
+        return target
+
+    def _kernel_read(self, node, pos, src: Val, sc: Site) -> None:
+        """A scalar read inside a kernel: of a Tile as it is, of a Tensor through its whole load."""
+        rp = sc.region
+        if src.is_tile:
+            self.plan.decisions["kernel-scalar-read"][node] = None
+        elif src.is_tensor and isinstance(pos[0], cst.Name):
+            if pos[0].value in rp.stored:
+                self._flag("untyped-value", sc.node, f"{pos[0].value} is written and read in the same kernel; load it where it is read")
+            self.plan.decisions["kernel-scalar-read"][node] = self._preamble(rp, pos[0].value, src, "kernel-scalar-read")
+
+    def _kernel_matmul(self, node, pos, kw, env, sc: Site) -> Val:
+        """A matmul inside a kernel: its operands moved into Left/Right, its result in Acc (or Vec)."""
+        rp = sc.region
+        spaces = self.api.ops["matmul"].space  # where the cube unit reads and writes, from the table
+        drop, flips = tile_matmul_keywords(self.api.ops["matmul"], kw)
+        lhs, how_l = self._matmul_operand(pos[0], spaces.get("lhs", LEFT), env, sc.inner(), flips[0])
+        rhs, how_r = self._matmul_operand(pos[1], spaces.get("rhs", RIGHT), env, sc.inner(), flips[1])
+        for k in kw:
+            if k not in drop and k not in (self.api.ops["matmul"].tile_params or ()):
+                self._flag("untyped-value", sc.node, f"the tile pl.matmul takes no {k}=; move the operand with "
+                           "transpose=True or cast the result instead")
+        if how_l or how_r or drop:
+            self.plan.decisions["matmul-operands"][node] = (how_l, how_r, drop)
+        shape = (lhs.shape[0], rhs.shape[1]) if lhs.shape and rhs.shape and len(lhs.shape) == 2 and len(rhs.shape) == 2 else None
+        dtype = attr_name(kw.get("out_dtype")) or MATMUL_ACC_DTYPE
+        result = spaces.get("result", ACC)
+        if sc.direct and sc.target and self._read_by_vector_op(rp, sc.target):
+            # A named matmul result that a vector op reads is moved out of Acc into Vec once.
+            self.plan.decisions["matmul-operands"][node] = (*self.plan.decisions["matmul-operands"].get(node, (how_l, how_r, ())), VEC)
+            if shape:
+                self._alloc(rp, result, shape, dtype, "matmul result", sc.inner(), call=node)
+                self._alloc(rp, VEC, shape, dtype, "matmul result moved to Vec", sc)
+            return Val(TILE, shape, dtype, VEC)
+        if shape:
+            self._alloc(rp, result, shape, dtype, "matmul result", sc, call=node)
+        return Val(TILE, shape, dtype, result)
+
+    def _matmul_operand(self, arg, side: str, env, sc: Site, flip: bool = False) -> tuple[Val, str | None]:
+        """The operand as the tile matmul needs it, and how it gets there: "mat"/"vec" (moved from
+        Mat or Vec), "-t" (its pl.transpose undone into the move), "-T" (an a_trans/b_trans flag
+        carried out by the move)."""
+        rp = sc.region
+        transposed = self._call_op(arg) == "transpose"
+        if flip and transposed:  # transposed twice: the flag undoes the pl.transpose; left to a person
+            self._flag("untyped-value", sc.node, "a pl.transpose operand under a_trans/b_trans: drop both by hand")
+            flip = False
+        inner = arg.args[0].value if transposed and arg.args else arg
+        if self._call_op(inner) in ("slice", "view"):
+            v = self._slice(inner, env, sc, MAT)
+        else:
+            v = self._expr(inner, env, sc.inner())
+            if v.is_tensor:
+                v = self._load_operand(inner, v, rp, sc, MAT)
+        if not v.is_tile:
+            self._flag("untyped-value", sc.node, f"cannot tell what the matmul operand {code(inner)[:40]} is")
+            return v, None
+        shape = v.shape[::-1] if (transposed or flip) and v.shape else v.shape
+        if v.space == side and not transposed and not flip:
+            return v.but(shape=shape), None
+        how = ("mat" if v.space == MAT else "vec") + ("-t" if transposed else "-T" if flip else "")
+        what = self._operand_name(inner)
+        if how.startswith("vec") and v.shape:
+            self._alloc(rp, MAT, v.shape, v.dtype, f"copy of {what} in Mat", sc)
+        if shape:
+            self._alloc(rp, side, shape, v.dtype, f"{'lhs' if side == LEFT else 'rhs'} operand, {what}", sc)
+        return Val(TILE, shape, v.dtype, side), how
+
+    def _tensor_creation(self, node: cst.Call, shape, dtype, valid, sc: Site) -> Val:
+        """A pl.create_tensor: made before an incore block that assembles it, a Tile (an
+        accumulator) inside any other kernel, and without valid_shape outside."""
+        rp = sc.region
+        if rp is not None and rp.region.kind == "incore" and sc.direct and sc.target in rp.hoisted:
+            self._edit("handoff-buffer", "remove", sc.node)
+            self._edit("handoff-buffer", "before", rp.region.node,
+                       statement("create_tensor", name=sc.target, shape=code(node.args[0].value), dtype=dtype))
+            if valid:
+                self._flag("drop-valid-shape", rp.region.node, f"valid_shape={valid} of {sc.target} dropped (create_tensor "
+                           "takes none now); padding rows are computed and may be written out: decide whether that is acceptable")
+            return Val(TENSOR, shape, dtype)
+        if rp is None:
+            if valid:
+                self.plan.decisions["drop-valid-shape"][node] = True
+                self._flag("drop-valid-shape", sc.node, f"valid_shape={valid} dropped (create_tensor takes none now); "
+                           "put validity on the loads that read it")
+            return Val(TENSOR, shape, dtype)
+        self.plan.decisions["accumulator-to-tile"][node] = True
+        first = node.args[0].value if node.args else None
+        if first is not None:
+            self._hoist_shape(first, sc)
+        if valid:
+            self._flag("drop-valid-shape", sc.node, f"valid_shape={valid} dropped; padding rows are computed now "
+                       "and may be written out: decide whether that is acceptable")
+        if shape:
+            self._alloc(rp, VEC, shape, dtype, "accumulator", sc, call=node)
+        return Val(TILE, shape, dtype, VEC)
+
+    def _operand_checks(self, op: str, spec, pos, vals: list[Val], sc: Site) -> None:
+        """Operands a vector op cannot read where they are: a matmul result in Acc, a tile in Mat/Left/Right."""
+        acc_reads = [i for i, v in enumerate(vals) if v.is_tile and v.space == ACC]
+        if any(not spec.may_read_acc(i) for i in acc_reads):
+            self._flag("matmul-accumulation", sc.node, f"pl.{op} reads a matmul result in Acc; accumulate it into a Vec tile first")
+        elif acc_reads and op == "add" and len(pos) > 1 and self._call_op(pos[1]) == "matmul":
+            self._flag("matmul-accumulation", sc.node,
+                       "a matmul result (Acc) is added into a Vec accumulator; pl.matmul_acc with the first K block "
+                       "peeled keeps it in Acc: choose one")
+        wrong_space = [v for v in vals if v.is_tile and v.space in (MAT, LEFT, RIGHT)]
+        if wrong_space and spec.unit == "vector":
+            self._flag("untyped-value", sc.node, f"vector op pl.{op} on a tile in {wrong_space[0].space}; vector ops need Vec")
+
+    def _read_by_vector_op(self, rp: RegionPlan, name: str) -> bool:
+        for op, i in rp.operand_of.get(name, ()):
+            spec = self.api.ops.get(op)
+            if spec is not None and spec.unit == "vector" and not spec.may_read_acc(i):
+                return True
+        return False
+
+    def _load_operand(self, arg, v: Val, rp: RegionPlan, sc: Site, space: str = VEC) -> Val:
+        """A Tensor used where a Tile is needed inside a kernel: load it whole, once, at the kernel's start."""
+        if not isinstance(arg, cst.Name) or not v.shape:
+            self._flag("untyped-value", sc.node, f"{code(arg)[:40]} is a Tensor where a Tile is needed; load it by hand")
+            return v
+        if arg.value in rp.stored:  # written in this kernel: read it where it is read, not at the start
+            key = (sc.node, arg.value)
+            tile = rp.late_loads.get(key)
+            if tile is None:
+                tile = rp.late_loads[key] = self._fresh(f"{arg.value}_tile")
+                self._edit("tensor-operand-load", "before", sc.node,
+                           statement("load", name=tile, tensor=arg.value, offsets=self._zeros(v), shape=self._shape_text(v.shape)))
+                self._alloc(rp, VEC, v.shape, v.dtype, f"load of {arg.value}", sc.node, tile)
+        else:
+            tile = self._preamble(rp, arg.value, v, "tensor-operand-load")
+        self.plan.decisions["tensor-operand-load"][arg] = tile
+        return Val(TILE, v.shape, v.dtype, VEC)
+
+    def _preamble(self, rp: RegionPlan, tensor: str, v: Val, share: str) -> str:
+        """A tensor loaded whole at the kernel's start; the first rule that needs it writes the load."""
+        if tensor not in rp.preamble:
+            rp.preamble[tensor] = (self._fresh(f"{tensor}_tile"), share)
+            if v.shape:
+                self._alloc(rp, VEC, v.shape, v.dtype, f"whole load of {tensor}", rp.region.node, rp.preamble[tensor][0])
+        return rp.preamble[tensor][0]
+
+    def _scratch(self, node: cst.Call, first: Val, sc: Site) -> None:
+        if not first.shape or not first.dtype:
+            self._flag("untyped-value", sc.node, "the scratch tile of this reduction needs a known shape and dtype")
+            return
+        name = self._fresh(f"{sc.target or 'row'}_tmp")
+        self.plan.decisions["tile-reduction-scratch"][node] = name
+        text = statement("create_tile", name=name, shape=self._shape_text(first.shape), dtype=first.dtype)
+        self._edit("tile-reduction-scratch", "before", sc.node, text)
+        self._alloc(sc.region, VEC, first.shape, first.dtype, "scratch tile", sc.node, name)
+
+    def _alloc(self, rp: RegionPlan | None, space, shape, dtype, what, where, name=None, call=None) -> None:
+        """Record a tile; `where` is the statement, or the expression's Site (named when direct);
+        `call` the call that makes it, where the code already has one."""
+        if isinstance(where, Site):
+            where, name = where.node, (where.target if where.direct else None)
+        if rp is not None and shape and dtype:
+            rp.allocations.append(Allocation(space, tuple(shape), dtype, what, where, name, call, self.ops.get(call)))
+
+    def _capacity(self, rp: RegionPlan) -> None:
+        for usage in region_usage(rp, self.api, self.env_numbers):
+            if usage.bytes is not None and usage.bytes > usage.limit:
+                self._flag("capacity", rp.region.node, f"{rp.region.label}, {usage.space}: {usage.summary()}")
+        rp.constants = dict(self.env_numbers)
+
+    def _zeros(self, v: Val) -> str:
+        return "[" + ", ".join("0" for _ in (v.shape or ())) + "]"
+
+    def _fresh(self, base: str) -> str:
+        name, n = base, 2
+        while name in self.taken:
+            name, n = f"{base}_{n}", n + 1
+        self.taken.add(name)
+        return name
+
+    def _decide(self, kind: str, node, value) -> None:
+        self.plan.decisions[kind][node] = value
+
+    def _edit(self, rule: str, where: str, node, text: str = "") -> None:
+        self.plan.statements.append(StatementEdit(rule, where, node, text))
+
+    def _flag(self, rule: str, node, message: str) -> None:
+        if not self._in_region and id(node) not in self.hot:
+            return  # orchestration code the target accepts: nothing to write into it
+        self.plan.flags.append((rule, node, message))

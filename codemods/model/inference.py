@@ -1,0 +1,315 @@
+"""What each value of a kernel function is: the typing half of the planner.
+
+Given an environment of names, it says what an expression is (Tensor, Tile, Scalar; shape,
+dtype, memory space) as it will be *after* migration: inside a kernel region a Tensor
+operand becomes the Tile it is loaded as, a slice the Tile it is loaded into. Result types
+come from the API table (`model.results`), scalar dtypes from the DSL's own promotion.
+
+It decides nothing itself. Where a value's type implies a change to the code, it calls the
+decision side (`codemods.migrate.decisions`, mixed into the same Planner), which supplies
+`_flag`, `_alloc`, `_decide`, `_load_operand`, `_scratch`, `_assemble`, `_kernel_read`,
+`_kernel_matmul`, `_tensor_creation` and `_operand_checks`; `_hoist_shape` comes from
+`model.shapes`. This module imports nothing of `migrate`, so the dependency runs one way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import libcst as cst
+
+from ..syntax.nodes import attr_name, code, codes
+from ..syntax.traversal import content
+from .results import result_val
+from .values import SCALAR, SCALAR_VAL, TENSOR, TILE, UNKNOWN_VAL, VEC, Val
+
+
+@dataclass
+class Site:
+    """Where an expression sits: its statement, its region, the name it is assigned to."""
+
+    node: cst.CSTNode
+    region: Any  # the RegionPlan the statement is in, or None
+    target: str | None = None
+    direct: bool = False  # the expression is the whole right-hand side
+
+    def inner(self) -> "Site":
+        return Site(self.node, self.region, self.target, False)
+
+
+class Inference:
+    """Mixin of the Planner: the typing of expressions."""
+
+    # -- structure -----------------------------------------------------------------------
+    def _call_op(self, node) -> str | None:
+        return self.ops.get(node) if isinstance(node, cst.Call) else None
+
+    # -- expressions ---------------------------------------------------------------------
+    def _expr(self, node, env, sc: Site) -> Val:
+        if isinstance(node, cst.Name):
+            if node.value in env:
+                return env[node.value]
+            if node.value in self.escaped:
+                self._flag("untyped-value", sc.node, f"Tile {node.value} from {self.escaped[node.value].label} is used outside it")
+                return UNKNOWN_VAL
+            # A number of the module or builder is a scalar; any other free name (a helper,
+            # an import, a global of unknown value) is unknown, not guessed.
+            return SCALAR_VAL if node.value in self.consts else UNKNOWN_VAL
+        if isinstance(node, (cst.Integer, cst.Float)):
+            return SCALAR_VAL
+        if isinstance(node, cst.Call):
+            op = self.ops.get(node)
+            if op is None:
+                for arg in node.args:
+                    self._expr(arg.value, env, sc.inner())
+                return UNKNOWN_VAL
+            return self._call(op, node, env, sc)
+        if isinstance(node, (cst.List, cst.Tuple)):
+            for element in node.elements:
+                self._expr(element.value, env, sc.inner())
+            return UNKNOWN_VAL
+        if isinstance(node, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.BooleanOperation)):
+            known = True
+            for child in content(node):
+                if isinstance(child, cst.BaseExpression):
+                    v = self._expr(child, env, sc.inner())
+                    if v.kind in (TENSOR, TILE):
+                        self._flag("untyped-value", sc.node, f"Python arithmetic on a {v.kind}: use the pl ops")
+                    known = known and v.kind == SCALAR
+            # Arithmetic on scalars is a scalar; on something unknown (`x.shape[0] // 2`), unknown.
+            return SCALAR_VAL if known else UNKNOWN_VAL
+        if isinstance(node, (cst.Attribute, cst.Subscript)):
+            if isinstance(node, cst.Subscript):
+                self._expr(node.value, env, sc.inner())
+            return UNKNOWN_VAL
+        return UNKNOWN_VAL
+
+    def _call(self, op: str, node: cst.Call, env, sc: Site) -> Val:
+        rp = sc.region
+        pos = [a.value for a in node.args if a.keyword is None and not a.star]
+        kw = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        inner = sc.inner()
+        if op in ("view", "slice"):
+            return self._slice(node, env, sc, None)
+        if op in ("create_tensor", "create_tile"):
+            return self._create(op, node, env, sc)
+        if op == "load":
+            src = self._expr(pos[0], env, inner) if pos else UNKNOWN_VAL
+            for extra in pos[1:]:
+                self._expr(extra, env, inner)
+            shape = codes(pos[2]) if len(pos) > 2 else None
+            if len(pos) > 2 and rp is not None:
+                self._hoist_shape(pos[2], sc)
+            space = attr_name(kw.get("target_memory")) or VEC
+            if rp is not None and shape:
+                self._alloc(rp, space, shape, src.dtype, f"load of {code(pos[0])}", sc, call=node)
+            return Val(TILE, shape, src.dtype, space)
+        if op == "move":
+            src = self._expr(pos[0], env, inner) if pos else UNKNOWN_VAL
+            space = attr_name(kw.get("target_memory") or (pos[1] if len(pos) > 1 else None)) or VEC
+            shape = src.shape
+            if shape and _is_true(kw.get("transpose")):
+                shape = shape[::-1]
+            if rp is not None and shape:
+                self._alloc(rp, space, shape, src.dtype, f"{self._operand_name(pos[0])} moved to {space}", sc, call=node)
+            return Val(TILE, shape, src.dtype, space)
+        if op == "store":
+            for p in pos:
+                self._expr(p, env, inner)
+            return env.get(code(pos[2]), Val(TENSOR)) if len(pos) > 2 else Val(TENSOR)
+        if op == "assemble":
+            return self._assemble(node, pos, env, sc)
+        if op in ("tensor.read", "read", "tile.read"):
+            return self._read(op, node, pos, env, sc)
+        if op == "matmul":
+            return self._matmul(node, pos, kw, env, sc)
+        if op in ("min", "max") or op in ("range", "parallel", "unroll"):
+            for p in pos:
+                self._expr(p, env, inner)
+            return SCALAR_VAL
+        spec = self.api.ops.get(op)
+        if spec is None:
+            for p in pos:
+                self._expr(p, env, inner)
+            return UNKNOWN_VAL
+        return self._generic(op, spec, node, pos, kw, env, sc)
+
+    def _generic(self, op, spec, node, pos, kw, env, sc: Site) -> Val:
+        rp = sc.region
+        if spec.result == "tile" and spec.params and spec.roles.get(spec.params[0]) == "shape":
+            # A tile made from a shape (pl.tile.full): no operand to type it by.
+            for p in pos[1:]:
+                self._expr(p, env, sc.inner())
+            dtype = attr_name(kw.get("dtype") or (pos[1] if len(pos) > 1 else None))
+            return Val(TILE, codes(pos[0]) if pos else None, dtype, VEC)
+        vals: list[Val] = []
+        for i, arg in enumerate(pos):
+            role = spec.roles.get(spec.params[i], "value") if i < len(spec.params) else "value"
+            v = self._expr(arg, env, sc.inner())
+            if rp is not None and v.is_tensor and role in ("tile", "value", "value-or-scalar"):
+                v = self._load_operand(arg, v, rp, sc)
+            vals.append(v)
+        first = vals[0] if vals else UNKNOWN_VAL
+        if rp is None:
+            if first.is_tile or spec.kind == "tile-only":
+                # Nothing outlines this code (no pl.incore(), no chunked loop, not an InCore function).
+                self._flag("untyped-value", sc.node, f"tile op pl.{op} outside any kernel region: put this code in "
+                           "`with pl.incore():` or a function of type pl.FunctionType.InCore")
+            if first.kind in (TENSOR, TILE):
+                return result_val(spec, vals, pos, kw, self._scalar_dtype).but(space=None)
+            return first
+        if not first.is_tile:
+            if first.kind == "unknown":
+                self._flag("untyped-value", sc.node, f"cannot tell what the operand of pl.{op} is; check it by hand")
+            elif first.is_tensor:
+                return result_val(spec, vals, pos, kw, self._scalar_dtype)
+            return first
+        derived = result_val(spec, vals, pos, kw, self._scalar_dtype)  # what the table says the op gives
+        shape, dtype = derived.shape, derived.dtype
+        if spec.scratch and len(pos) <= spec.params.index(spec.scratch) and spec.scratch not in kw:
+            self._scratch(node, first, sc)  # the table says the tile form needs this operand
+        elif op == "reshape" and len(pos) > 1:
+            self._hoist_shape(pos[1], sc)
+        self._operand_checks(op, spec, pos, vals, sc)
+        if derived.kind != TILE:  # pl.tile.store gives the Tensor it wrote, a read gives a scalar
+            return derived
+        result = Val(TILE, shape, dtype, VEC)
+        if shape:
+            self._alloc(rp, VEC, shape, dtype, f"pl.{op}", sc, call=node)
+        return result
+
+    def _slice(self, node: cst.Call, env, sc: Site, space: str | None) -> Val:
+        rp = sc.region
+        pos = [a.value for a in node.args if a.keyword is None]
+        kw = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        src = self._expr(pos[0], env, sc.inner()) if pos else UNKNOWN_VAL
+        shape = codes(pos[1]) if len(pos) > 1 else None
+        offsets = codes(pos[2]) if len(pos) > 2 else None
+        if len(pos) > 2:
+            self._expr(pos[2], env, sc.inner())
+        if rp is None:
+            return Val(TENSOR, shape, src.dtype) if src.kind == TENSOR else src.but(shape=shape)
+        if shape is not None:
+            self._hoist_shape(pos[1], sc)
+        view = rp.views.get(pos[0].value) if isinstance(pos[0], cst.Name) else None
+        if view is not None and offsets is not None and len(offsets) == len(view.offsets) and "valid_shape" not in kw:
+            space = space or (rp.slice_space.get(sc.target, VEC) if sc.direct else VEC)
+            summed = "[" + ", ".join(plus(a, b) for a, b in zip(view.offsets, offsets)) + "]"
+            self._decide("slice-to-load", node, ("fold", space, view.root, summed, view.cast))
+            if shape:
+                self._alloc(rp, space, shape, view.dtype, f"load of {view.root}", sc, call=node)
+            return Val(TILE, shape, view.dtype, space)
+        if src.is_tensor:
+            if space is None:
+                space = rp.slice_space.get(sc.target, VEC) if sc.direct else VEC
+            lead = max(0, len(offsets) - len(shape)) if offsets is not None and shape is not None else 0
+            self._decide("slice-to-load", node, (space, lead))
+            if shape:
+                self._alloc(rp, space, ("1",) * lead + shape, src.dtype, f"load of {code(pos[0])}", sc, call=node)
+            if "valid_shape" in kw and lead:
+                self._flag("untyped-value", sc.node, "a rank-reducing slice with valid_shape: check valid_shapes by hand")
+            return Val(TILE, shape, src.dtype, space)
+        if src.is_tile:
+            if shape:
+                self._alloc(rp, src.space or VEC, shape, src.dtype, f"slice of {code(pos[0])}", sc, call=node)
+            return Val(TILE, shape, src.dtype, src.space)
+        self._flag("untyped-value", sc.node, f"cannot tell whether {code(pos[0])} is a Tensor or a Tile")
+        return UNKNOWN_VAL
+
+    def _create(self, op: str, node: cst.Call, env, sc: Site) -> Val:
+        rp = sc.region
+        shape, dtype, valid = self._creation(node)
+        if op == "create_tile":
+            if rp is not None and node.args:
+                self._hoist_shape(node.args[0].value, sc)
+            space = attr_name(next((a.value for a in node.args if a.keyword and a.keyword.value == "target_memory"), None)) or VEC
+            if rp is not None and shape:
+                self._alloc(rp, space, shape, dtype, "pl.create_tile", sc, call=node)
+            return Val(TILE, shape, dtype, space)
+        return self._tensor_creation(node, shape, dtype, valid, sc)
+
+    def _creation(self, node: cst.Call):
+        pos = [a.value for a in node.args if a.keyword is None]
+        kw = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        shape = codes(pos[0]) if pos else codes(kw.get("shape"))
+        dtype = attr_name(kw.get("dtype") or (pos[1] if len(pos) > 1 else None))
+        valid = code(kw["valid_shape"]) if "valid_shape" in kw else None
+        return shape, dtype, valid
+
+    def _read(self, op, node, pos, env, sc: Site) -> Val:
+        rp = sc.region
+        src = self._expr(pos[0], env, sc.inner()) if pos else UNKNOWN_VAL
+        for p in pos[1:]:
+            self._expr(p, env, sc.inner())
+        if rp is None or op == "tile.read":
+            return SCALAR_VAL
+        self._kernel_read(node, pos, src, sc)
+        return SCALAR_VAL
+
+    def _matmul(self, node, pos, kw, env, sc: Site) -> Val:
+        rp = sc.region
+        if len(pos) < 2:
+            return UNKNOWN_VAL
+        if rp is None:
+            vals = [self._expr(pos[0], env, sc.inner()), self._expr(pos[1], env, sc.inner())]
+            if vals[0].kind not in (TENSOR, TILE):
+                return vals[0]
+            return result_val(self.api.ops["matmul"], vals, pos, kw, self._scalar_dtype).but(space=None)
+        return self._kernel_matmul(node, pos, kw, env, sc)
+
+    # -- helpers -------------------------------------------------------------------------
+    def _scalar_dtype(self, node) -> str | None:
+        """The type the DSL gives a Python number: a float is an FP32 scalar, an int an INDEX one."""
+        if self._is_float(node):
+            return "FP32"
+        if isinstance(node, cst.Integer) or (isinstance(node, cst.UnaryOperation) and isinstance(node.expression, cst.Integer)):
+            return "INDEX"
+        if isinstance(node, cst.Name) and node.value in self.consts:
+            return "INDEX"
+        return None
+
+    def _is_float(self, node) -> bool:
+        """Whether a scalar expression is a Python float: a float literal, a true division, or a
+        constant defined by one (the DSL folds them into FP32 scalars)."""
+        if isinstance(node, cst.Float):
+            return True
+        if isinstance(node, cst.UnaryOperation):
+            return self._is_float(node.expression)
+        if isinstance(node, cst.BinaryOperation):
+            return isinstance(node.operator, cst.Divide) or self._is_float(node.left) or self._is_float(node.right)
+        if isinstance(node, cst.Name) and node.value in self.consts:
+            c = self.consts[node.value]
+            if not float(c.value).is_integer():
+                return True
+            for small in getattr(c.statement, "body", ()):
+                if (isinstance(small, cst.Assign) and len(small.targets) == 1
+                        and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == node.value):
+                    return self._is_float(small.value)
+        return False
+
+    def _operand_name(self, node) -> str:
+        """How a report names an operand: `x_chunk`, `a tile of wq`, `a pl.cast result`."""
+        op = self._call_op(node)
+        if op in ("slice", "view", "load") and node.args:
+            return f"a tile of {code(node.args[0].value)}"
+        if op == "move" and node.args:
+            return self._operand_name(node.args[0].value)
+        if op:
+            return f"a pl.{op} result"
+        return code(node) if isinstance(node, cst.Name) else "an expression"
+
+
+# -- small helpers ------------------------------------------------------------------------
+
+
+def plus(a: str, b: str) -> str:
+    if a == "0":
+        return b
+    if b == "0":
+        return a
+    return f"{a} + {b}"
+
+
+def _is_true(node) -> bool:
+    return isinstance(node, cst.Name) and node.value == "True"
