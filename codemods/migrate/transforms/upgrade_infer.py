@@ -281,8 +281,15 @@ def _call(call: cst.Call, env, info: Module) -> Val:
         return base.but(dtype=dtype) if base.kind != UNKNOWN else (scalar(dtype) if dtype else UNKNOWN_VAL)
     if name in ("read", "load_scalar", "getval"):
         return scalar(base.dtype)
-    if name in ("row_sum", "row_max", "row_min") and base.shape and len(base.shape) == 2:
-        return base.but(shape=(base.shape[0], "1"))
+    if name in ("row_sum", "row_max", "row_min"):
+        if not (base.shape and len(base.shape) == 2):
+            # the 2026-03 scratch tile has the operand's shape and type: it stands in for an operand not inferred
+            tmp = _arg(call, 1, "tmp_tile")
+            base = _type(tmp, env, info) if tmp is not None else UNKNOWN_VAL
+            if base.kind != TILE:
+                return UNKNOWN_VAL
+        if base.shape and len(base.shape) == 2:
+            return base.but(shape=(base.shape[0], "1"))
     if name in ("col_sum", "col_max", "col_min") and base.shape and len(base.shape) == 2:
         return base.but(shape=("1", base.shape[1]))
     if name in ("store", "assemble"):
