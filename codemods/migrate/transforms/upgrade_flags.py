@@ -1,8 +1,10 @@
-"""Changes of the 2026-08 step that only a person can migrate: the line is flagged, nothing edited.
+"""Changes of the 2026-08 step that only a person can migrate: the line is flagged (and at most a
+keyword the parser refuses dropped).
 
 `upgrade-flag` flags calls of the ops its record names (`ops`, by full name or last part),
 optionally only where a keyword is passed (`keywords`) or a number of positional arguments
-(`positional`); `upgrade-tensor-layout` flags `pl.Tensor[..., pl.DN]` / `pl.NZ` annotations.
+(`positional`); `upgrade-tensor-layout` flags `pl.Tensor[..., pl.DN]` / `pl.NZ` annotations;
+`keyword-drop` drops a keyword the op no longer takes and flags it unless it said nothing.
 The message is the record's, with `{op}` and `{keyword}` filled in.
 """
 

@@ -24,6 +24,6 @@ KINDS = {
     "upgrade-flat-offset": FlatOffset,
     "upgrade-rebind-new-type": RebindNewType,
     "upgrade-flag": UpgradeFlag,
-    "upgrade-drop-keyword": DropKeyword,
+    "keyword-drop": DropKeyword,
     "upgrade-tensor-layout": TensorLayout,
 }
