@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ...model.kernels import builder_constants, evaluate, function_type, module_alias, module_constants
+from ...model.results import promote
 from ...model.values import SCALAR, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, Val
 from ...syntax.memo import cached
 from ...syntax.nodes import attr_name, code, codes, statements
@@ -26,6 +27,7 @@ ELEMENTWISE = {"add", "sub", "mul", "div", "maximum", "minimum", "exp", "neg", "
                "abs", "relu", "adds", "subs", "muls", "divs", "maxs", "mins", "row_expand_mul", "row_expand_div",
                "row_expand_add", "row_expand_sub", "col_expand_mul", "col_expand_div", "col_expand_sub",
                "rem", "rems", "and_", "or_", "xor", "shl", "shr", "sel"}
+SCALAR_PROMOTING = {"add", "sub", "mul", "div", "maximum", "minimum", "adds", "subs", "muls", "divs", "maxs", "mins"}
 LOOPS = {"range", "parallel", "unroll", "pipeline"}
 
 
@@ -317,6 +319,11 @@ def _call(call: cst.Call, env, info: Module) -> Val:
     if name in ("cmp", "cmps"):
         return base  # c39: typed like its operand
     if name in ELEMENTWISE and base.kind in (TENSOR, TILE):
+        other = _arg(call, 1, "rhs")
+        if name in SCALAR_PROMOTING and isinstance(other, cst.Float) and base.kind == TENSOR:
+            # measured at e2d0f78ae: a tensor op takes a float literal as an FP32 scalar and promotes
+            # (a BF16 tensor times 0.0 is FP32); the tile op keeps the tile's dtype
+            return base.but(dtype=promote(base.dtype, "FP32"))
         return base
     return UNKNOWN_VAL
 
