@@ -1,8 +1,10 @@
-"""Changes of the 2026-08 step that only a person can migrate: the line is flagged, nothing edited.
+"""Changes of the 2026-08 step that only a person can migrate: the line is flagged (and at most a
+keyword the parser refuses dropped).
 
 `upgrade-flag` flags calls of the ops its record names (`ops`, by full name or last part),
 optionally only where a keyword is passed (`keywords`) or a number of positional arguments
-(`positional`); `upgrade-tensor-layout` flags `pl.Tensor[..., pl.DN]` / `pl.NZ` annotations.
+(`positional`); `upgrade-tensor-layout` flags `pl.Tensor[..., pl.DN]` / `pl.NZ` annotations;
+`keyword-drop` drops a keyword the op no longer takes and flags it unless it said nothing.
 The message is the record's, with `{op}` and `{keyword}` filled in.
 """
 
@@ -10,7 +12,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .upgrade_base import Upgrade, keyword, positional
+from .upgrade_base import Upgrade, argument, keyword, positional
 from .upgrade_infer import Site
 
 
@@ -99,3 +101,42 @@ class TensorLayout(Upgrade):
             if layout in wanted:
                 return layout
         return None
+
+
+class DropKeyword(Upgrade):
+    """A keyword the 2026-08 op no longer takes and whose meaning now follows from the code around
+    it (`pl.create_tensor(..., valid_shape=V)`): the keyword is dropped so the call parses. Where V
+    is the argument `same_as` names (the whole shape), nothing was said and nothing is lost;
+    otherwise the line is flagged with what a person must check."""
+
+    def begin(self, ctx) -> None:
+        self.ops = tuple(self.params.get("ops", ()))
+        self.name = self.params.get("keyword", "")
+        self.same_as = self.params.get("same_as")
+        self.message = self.params.get("message", "")
+        super().begin(ctx)
+
+    def scan(self, site: Site) -> None:
+        for node in site.own:
+            op = self.info.op(node)
+            if op is None or not (op in self.ops or op.rpartition(".")[2] in self.ops):
+                continue
+            arg = keyword(node, self.name)
+            if arg is None:
+                continue
+            self.rewrite(node, lambda n, name=self.name: _without(n, name))
+            whole = argument(node, *self.same_as) if self.same_as else None
+            if whole is None or _spelled(whole) != _spelled(arg.value):
+                self.flag(site, self.message.format(op=op, value=self.text(arg.value)))
+
+
+def _without(call: cst.Call, name: str) -> cst.Call:
+    args = [a for a in call.args if not (a.keyword is not None and a.keyword.value == name)]
+    if len(args) < len(call.args) and args:
+        dropped = next(a for a in call.args if a.keyword is not None and a.keyword.value == name)
+        args[-1] = args[-1].with_changes(comma=dropped.comma) if call.args[-1] is dropped else args[-1]
+    return call.with_changes(args=args)
+
+
+def _spelled(node) -> str:
+    return "".join(cst.Module([]).code_for_node(node).split())

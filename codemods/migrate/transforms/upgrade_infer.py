@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ...model.kernels import builder_constants, evaluate, function_type, module_alias, module_constants
+from ...model.results import promote
 from ...model.values import SCALAR, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, Val
 from ...syntax.memo import cached
 from ...syntax.nodes import attr_name, code, codes, statements
@@ -26,6 +27,7 @@ ELEMENTWISE = {"add", "sub", "mul", "div", "maximum", "minimum", "exp", "neg", "
                "abs", "relu", "adds", "subs", "muls", "divs", "maxs", "mins", "row_expand_mul", "row_expand_div",
                "row_expand_add", "row_expand_sub", "col_expand_mul", "col_expand_div", "col_expand_sub",
                "rem", "rems", "and_", "or_", "xor", "shl", "shr", "sel"}
+SCALAR_PROMOTING = {"add", "sub", "mul", "div", "maximum", "minimum", "adds", "subs", "muls", "divs", "maxs", "mins"}
 LOOPS = {"range", "parallel", "unroll", "pipeline"}
 
 
@@ -281,8 +283,15 @@ def _call(call: cst.Call, env, info: Module) -> Val:
         return base.but(dtype=dtype) if base.kind != UNKNOWN else (scalar(dtype) if dtype else UNKNOWN_VAL)
     if name in ("read", "load_scalar", "getval"):
         return scalar(base.dtype)
-    if name in ("row_sum", "row_max", "row_min") and base.shape and len(base.shape) == 2:
-        return base.but(shape=(base.shape[0], "1"))
+    if name in ("row_sum", "row_max", "row_min"):
+        if not (base.shape and len(base.shape) == 2):
+            # the 2026-03 scratch tile has the operand's shape and type: it stands in for an operand not inferred
+            tmp = _arg(call, 1, "tmp_tile")
+            base = _type(tmp, env, info) if tmp is not None else UNKNOWN_VAL
+            if base.kind != TILE:
+                return UNKNOWN_VAL
+        if base.shape and len(base.shape) == 2:
+            return base.but(shape=(base.shape[0], "1"))
     if name in ("col_sum", "col_max", "col_min") and base.shape and len(base.shape) == 2:
         return base.but(shape=("1", base.shape[1]))
     if name in ("store", "assemble"):
@@ -310,6 +319,11 @@ def _call(call: cst.Call, env, info: Module) -> Val:
     if name in ("cmp", "cmps"):
         return base  # c39: typed like its operand
     if name in ELEMENTWISE and base.kind in (TENSOR, TILE):
+        other = _arg(call, 1, "rhs")
+        if name in SCALAR_PROMOTING and isinstance(other, cst.Float) and base.kind == TENSOR:
+            # measured at e2d0f78ae: a tensor op takes a float literal as an FP32 scalar and promotes
+            # (a BF16 tensor times 0.0 is FP32); the tile op keeps the tile's dtype
+            return base.but(dtype=promote(base.dtype, "FP32"))
         return base
     return UNKNOWN_VAL
 

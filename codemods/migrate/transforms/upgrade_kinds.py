@@ -5,7 +5,7 @@ from __future__ import annotations
 from .upgrade_chunk import AutoChunk
 from .upgrade_typed import (AxisReduction, BoolCondition, FlatOffset, IndexOperand, RemScratch,
                             RowScratch, SameDtypeCast, SelScratch)
-from .upgrade_flags import TensorLayout, UpgradeFlag
+from .upgrade_flags import DropKeyword, TensorLayout, UpgradeFlag
 from .upgrade_rebind import RebindNewType
 from .upgrade_silent import LogicalNot, OutParams, SubscriptKeepRank
 
@@ -24,5 +24,6 @@ KINDS = {
     "upgrade-flat-offset": FlatOffset,
     "upgrade-rebind-new-type": RebindNewType,
     "upgrade-flag": UpgradeFlag,
+    "keyword-drop": DropKeyword,
     "upgrade-tensor-layout": TensorLayout,
 }

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ...model.values import TENSOR, TILE
+from ...model.values import SCALAR, TENSOR, TILE
 from .upgrade_base import Upgrade
 from .upgrade_infer import number
 
@@ -38,9 +38,9 @@ class RebindNewType(Upgrade):
             if name is None or i in self._renamed_targets:
                 continue
             new = self.info.type_of(value, site.env)
-            if new.kind not in (TENSOR, TILE) or new.shape is None or new.dtype is None:
+            key = _key(new)
+            if key is None:
                 continue
-            key = (new.kind, new.shape, new.dtype)
             if name not in first:
                 first[name] = key
                 continue
@@ -90,8 +90,8 @@ class RebindNewType(Upgrade):
             if bound == name and site.parents == here.parents:
                 return found  # re-bound in the same block: later uses are that binding's
             if bound == name:  # re-bound deeper (a loop, a branch): ours only if it keeps our type
-                t = self.info.type_of(value, site.env)
-                if t.shape is None or self._differs((t.kind, t.shape, t.dtype), key):
+                other = _key(self.info.type_of(value, site.env))
+                if other is None or self._differs(other, key):
                     return None
                 self._renamed_targets.add(j)
                 found.append(_target(site.statement))
@@ -103,6 +103,18 @@ class RebindNewType(Upgrade):
             if _binding(site.statement)[0] == name:
                 break
         return found
+
+
+def _key(val):
+    """What the compiler compares on a re-binding: a Tile's or Tensor's kind, shape and dtype, a
+    Scalar's dtype (INDEX and INT32 are two types to it); None where the inference does not know."""
+    if val.dtype is None:
+        return None
+    if val.kind == SCALAR:
+        return (SCALAR, (), val.dtype)
+    if val.kind in (TENSOR, TILE) and val.shape is not None:
+        return (val.kind, val.shape, val.dtype)
+    return None
 
 
 def _bound_before(sites, k: int, name: str, loop) -> bool:
