@@ -25,7 +25,10 @@ INTS = ("INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64"
 ELEMENTWISE = {"add", "sub", "mul", "div", "maximum", "minimum", "exp", "neg", "recip", "rsqrt", "sqrt", "log",
                "abs", "relu", "adds", "subs", "muls", "divs", "maxs", "mins", "row_expand_mul", "row_expand_div",
                "row_expand_add", "row_expand_sub", "col_expand_mul", "col_expand_div", "col_expand_sub",
-               "rem", "rems", "and_", "or_", "xor", "shl", "shr", "sel"}
+               "rem", "rems", "and_", "or_", "xor", "shl", "shr", "sel", "maximums", "minimums",
+               "row_expand_max", "row_expand_min", "col_expand", "col_expand_add",
+               # padding or re-marking the valid region keeps the tile's allocated shape
+               "fillpad", "fillpad_inplace", "set_validshape"}
 LOOPS = {"range", "parallel", "unroll", "pipeline"}
 
 
