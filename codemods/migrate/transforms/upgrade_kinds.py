@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .upgrade_chunk import AutoChunk
+from .upgrade_cube import L0Operand
 from .upgrade_typed import (AxisReduction, BoolCondition, FlatOffset, IndexOperand, RemScratch,
                             RowScratch, SameDtypeCast, SelScratch)
 from .upgrade_flags import TensorLayout, UpgradeFlag
@@ -25,4 +26,5 @@ KINDS = {
     "upgrade-rebind-new-type": RebindNewType,
     "upgrade-flag": UpgradeFlag,
     "upgrade-tensor-layout": TensorLayout,
+    "upgrade-l0-operand": L0Operand,
 }
