@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ...model.values import SCALAR, TENSOR, TILE
 from ...syntax.nodes import code
 from ...syntax.traversal import walk
 from .upgrade_base import Upgrade, argument, keyword
@@ -90,3 +91,35 @@ class L0Operand(Upgrade):
                     elif expr.value in {n.value for n in walk(target.target) if isinstance(n, cst.Name)}:
                         return False
         return bool(values) and all(isinstance(v, cst.Call) and self._in_mat(v, site) for v in values)
+
+
+KERNEL_TYPES = ("InCore", "AIC", "AIV")
+
+
+def in_kernel(site: Site, info) -> bool:
+    """Inside a kernel scope, where a tensor-level op is lowered to its tile op (2026-08)."""
+    if site.ftype in KERNEL_TYPES:
+        return True
+    return any(isinstance(p, cst.With) and any((info.op(i.item) or "").rpartition(".")[2] in ("at", "incore")
+                                               for i in p.items) for p in site.parents)
+
+
+class SliceShape(Upgrade):
+    """`pl.slice(t, [n, 64], ...)` in a kernel with `n` a runtime scalar: tile.slice needs every
+    shape element at compile time now (InitMemRef allocates it); the valid part goes elsewhere."""
+
+    flags_only = True
+
+    def scan(self, site: Site) -> None:
+        for call, op in self.calls(site, "slice"):
+            base = self.info.type_of(argument(call, 0, "input") or argument(call, 0, "tile"), site.env) if call.args else None
+            if base is None or not (base.kind == TILE or (base.kind == TENSOR and in_kernel(site, self.info))):
+                continue
+            shape = argument(call, 1, "shape")
+            if not isinstance(shape, (cst.List, cst.Tuple)):
+                continue
+            for i, element in enumerate(shape.elements):
+                t = self.info.type_of(element.value, site.env)
+                if t.kind == SCALAR and t.dtype != "const":
+                    self.flag(site, self.params.get("message", "").format(op=op, index=i, element=self.text(element.value)))
+                    break
