@@ -295,7 +295,9 @@ def _call(call: cst.Call, env, info: Module) -> Val:
         shape = _arg(call, 1, "shape")
         return Val(base.kind, codes(shape) if shape is not None else None, base.dtype)
     if name in ("min", "max") and family == "" and base.kind == SCALAR:
-        return base
+        # a runtime operand makes the result a runtime value, whichever operand comes first
+        others = [_type(a.value, env, info) for a in call.args[1:] if a.keyword is None]
+        return next((t for t in others if t.kind == SCALAR and t.dtype != "const"), base) if base.dtype == "const" else base
     if name in ("matmul", "matmul_acc") and family != "tile":
         lhs, rhs = (_arg(call, 1, "lhs"), _arg(call, 2, "rhs")) if name == "matmul_acc" else (first, _arg(call, 1, "rhs"))
         a = _type(lhs, env, info) if lhs is not None else UNKNOWN_VAL
