@@ -123,3 +123,29 @@ class SliceShape(Upgrade):
                 if t.kind == SCALAR and t.dtype != "const":
                     self.flag(site, self.params.get("message", "").format(op=op, index=i, element=self.text(element.value)))
                     break
+
+
+ELEMENTWISE_BINARY = ("add", "sub", "mul", "div", "maximum", "minimum")
+
+
+class ShapeMismatch(Upgrade):
+    """`pl.mul(a, b)` of shapes no broadcast joins ([4, 256] by [256, 1]): the old compiler let
+    it through, the 2026-08 one stops; what was meant (a matmul? a transpose?) is a person's call."""
+
+    flags_only = True
+
+    def scan(self, site: Site) -> None:
+        for call, op in self.calls(site, *ELEMENTWISE_BINARY):
+            args = [a for a in call.args if a.keyword is None]
+            if len(args) != 2:
+                continue
+            a, b = (self.info.type_of(x.value, site.env) for x in args)
+            if a.kind not in (TILE, TENSOR) or b.kind not in (TILE, TENSOR) or not a.shape or not b.shape:
+                continue
+            if len(a.shape) != len(b.shape):
+                continue
+            dims = [(number(x, self.info, site.function), number(y, self.info, site.function)) for x, y in zip(a.shape, b.shape)]
+            if any(x is not None and y is not None and x != y and 1 not in (x, y) for x, y in dims):
+                shown = lambda t: "[" + ", ".join(str(n) for n in t) + "]"
+                self.flag(site, self.params.get("message", "").format(
+                    op=op, lhs=shown(d[0] for d in dims), rhs=shown(d[1] for d in dims)))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .upgrade_chunk import AutoChunk
-from .upgrade_cube import L0Operand, SliceShape
+from .upgrade_cube import L0Operand, ShapeMismatch, SliceShape
 from .upgrade_typed import (AxisReduction, BoolCondition, FlatOffset, IndexOperand, RemScratch,
                             RowScratch, SameDtypeCast, SelScratch)
 from .upgrade_flags import TensorLayout, UpgradeFlag
@@ -28,4 +28,5 @@ KINDS = {
     "upgrade-tensor-layout": TensorLayout,
     "upgrade-l0-operand": L0Operand,
     "upgrade-slice-shape": SliceShape,
+    "upgrade-shape-mismatch": ShapeMismatch,
 }
