@@ -21,6 +21,7 @@ from .upgrade_infer import Site, number
 OPERANDS = {"matmul": (0, 1), "matmul_bias": (0, 1), "matmul_acc": (1, 2)}
 SPACE = {0: "Left", 1: "Right"}
 L0 = {"Left": "L0A", "Right": "L0B"}
+MIN_L0_DIM = 16  # the cube's smallest tile side on 910B: AutoTileMatmulL0 leaves a smaller M untouched
 
 
 def _space(call) -> str:
@@ -47,6 +48,14 @@ class L0Operand(Upgrade):
                     if size is not None and space in self.api.memory_limits and size > self.api.memory_limits[space]]
             if not over:
                 continue  # manual L0 tiles that fit are kept as written
+            rows = self._rows(call, op, moves, site)
+            if rows is not None and rows < MIN_L0_DIM:
+                inner, space, size = over[0]
+                self.flag(site, f"`{self.text(inner)}` moved whole into {space} ({L0[space]}) takes {size} bytes of "
+                                f"{self.api.memory_limits[space]}, and pypto 2026-08 does not tile a matmul of {rows} rows "
+                                f"(fewer than {MIN_L0_DIM}, AutoTileMatmulL0): split K by hand so each {space} tile fits, "
+                                f"or make the row block at least {MIN_L0_DIM}")
+                continue
             if all(self._in_mat(inner, site) for _, inner, _, _ in moves):
                 # both operands go back to Mat: AutoTileMatmulL0 tiles only a matmul none of whose
                 # operands a person placed in L0
@@ -58,6 +67,18 @@ class L0Operand(Upgrade):
                             f"{self.api.memory_limits[space]}: pypto 2026-08 no longer tiles a matmul whose operands "
                             "are placed in Left/Right (AutoTileMatmulL0); pass both operands from Mat, "
                             f"or extract a smaller {space} tile by hand")
+
+    def _rows(self, call, op, moves, site: Site) -> int | None:
+        """M of the matmul, from its left operand (what is moved, or the operand itself)."""
+        index = OPERANDS[op.rpartition(".")[2]][0]
+        left = argument(call, index, "lhs")
+        left = next((inner for move, inner, space, _ in moves if space == "Left"), left)
+        t = self.info.type_of(left, site.env) if left is not None else None
+        if t is None or not t.shape or len(t.shape) != 2:
+            return None
+        trans = keyword(call, "a_trans")
+        dim = t.shape[1] if trans is not None and code(trans.value) == "True" else t.shape[0]
+        return number(dim, self.info, site.function)
 
     def _bytes(self, expr, site: Site) -> int | None:
         if expr is None:

@@ -28,7 +28,7 @@ ELEMENTWISE = {"add", "sub", "mul", "div", "maximum", "minimum", "exp", "neg", "
                "rem", "rems", "and_", "or_", "xor", "shl", "shr", "sel", "maximums", "minimums",
                "row_expand_max", "row_expand_min", "col_expand", "col_expand_add",
                # padding or re-marking the valid region keeps the tile's allocated shape
-               "fillpad", "fillpad_inplace", "set_validshape"}
+               "fillpad", "fillpad_inplace", "set_validshape", "move"}
 LOOPS = {"range", "parallel", "unroll", "pipeline"}
 
 
