@@ -241,8 +241,10 @@ class Machine:
             self._in_kernel("matmul")
             self._same_kernel("matmul", [lhs, rhs])
             if self.strict:
-                for t, want in ((lhs, "Left"), (rhs, "Right")):
-                    if t.space != want:
+                # 2026-08 (AutoTileMatmulL0) also takes whole operands from Mat (and a Vec left one) and tiles them
+                later = self.profile == HEAD
+                for t, want, also in ((lhs, "Left", ("Mat", "Vec") if later else ()), (rhs, "Right", ("Mat",) if later else ())):
+                    if t.space != want and t.space not in also:
                         raise KernelError(f"tile.matmul reads its {'left' if want == 'Left' else 'right'} operand from {want}, "
                                           f"but it is in {t.space}: pl.move it there")
         a, b = _array(lhs).astype(np.float32), _array(rhs).astype(np.float32)

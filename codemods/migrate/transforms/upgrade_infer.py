@@ -26,7 +26,10 @@ INTS = ("INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64"
 ELEMENTWISE = {"add", "sub", "mul", "div", "maximum", "minimum", "exp", "neg", "recip", "rsqrt", "sqrt", "log",
                "abs", "relu", "adds", "subs", "muls", "divs", "maxs", "mins", "row_expand_mul", "row_expand_div",
                "row_expand_add", "row_expand_sub", "col_expand_mul", "col_expand_div", "col_expand_sub",
-               "rem", "rems", "and_", "or_", "xor", "shl", "shr", "sel"}
+               "rem", "rems", "and_", "or_", "xor", "shl", "shr", "sel", "maximums", "minimums",
+               "row_expand_max", "row_expand_min", "col_expand", "col_expand_add",
+               # padding or re-marking the valid region keeps the tile's allocated shape
+               "fillpad", "fillpad_inplace", "set_validshape", "move"}
 SCALAR_PROMOTING = {"add", "sub", "mul", "div", "maximum", "minimum", "adds", "subs", "muls", "divs", "maxs", "mins"}
 LOOPS = {"range", "parallel", "unroll", "pipeline"}
 
@@ -301,7 +304,9 @@ def _call(call: cst.Call, env, info: Module) -> Val:
         shape = _arg(call, 1, "shape")
         return Val(base.kind, codes(shape) if shape is not None else None, base.dtype)
     if name in ("min", "max") and family == "" and base.kind == SCALAR:
-        return base
+        # a runtime operand makes the result a runtime value, whichever operand comes first
+        others = [_type(a.value, env, info) for a in call.args[1:] if a.keyword is None]
+        return next((t for t in others if t.kind == SCALAR and t.dtype != "const"), base) if base.dtype == "const" else base
     if name in ("matmul", "matmul_acc") and family != "tile":
         lhs, rhs = (_arg(call, 1, "lhs"), _arg(call, 2, "rhs")) if name == "matmul_acc" else (first, _arg(call, 1, "rhs"))
         a = _type(lhs, env, info) if lhs is not None else UNKNOWN_VAL

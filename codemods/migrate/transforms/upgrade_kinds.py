@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .upgrade_chunk import AutoChunk
+from .upgrade_cube import L0Operand, ShapeMismatch, SliceShape
 from .upgrade_typed import (AxisReduction, BoolCondition, FlatOffset, IndexOperand, RemScratch,
                             RowScratch, SameDtypeCast, SelScratch)
 from .upgrade_flags import DropKeyword, TensorLayout, UpgradeFlag
@@ -26,4 +27,7 @@ KINDS = {
     "upgrade-flag": UpgradeFlag,
     "keyword-drop": DropKeyword,
     "upgrade-tensor-layout": TensorLayout,
+    "upgrade-l0-operand": L0Operand,
+    "upgrade-slice-shape": SliceShape,
+    "upgrade-shape-mismatch": ShapeMismatch,
 }
