@@ -118,10 +118,12 @@ KERNEL_TYPES = ("InCore", "AIC", "AIV")
 
 
 def in_kernel(site: Site, info) -> bool:
-    """Inside a kernel scope, where a tensor-level op is lowered to its tile op (2026-08)."""
+    """Inside a kernel scope, where a tensor-level op is lowered to its tile op (2026-08). An
+    `auto_incore` scope counts too: the same step turns its chunked loops into `pl.at` kernels,
+    and a flag missed before that rewrite would appear on a second run."""
     if site.ftype in KERNEL_TYPES:
         return True
-    return any(isinstance(p, cst.With) and any((info.op(i.item) or "").rpartition(".")[2] in ("at", "incore")
+    return any(isinstance(p, cst.With) and any((info.op(i.item) or "").rpartition(".")[2] in ("at", "incore", "auto_incore")
                                                for i in p.items) for p in site.parents)
 
 
