@@ -133,7 +133,7 @@ class Level:
 
 def install(pl, m) -> None:
     """The names whose meaning depends on the version; the 2026-08 ones only in that profile."""
-    at = _at(m)
+    at = _at(m, pl.auto_incore, pl.incore)
     pl.Level, pl.at = Level, at
     pl.pipeline = lambda *a, stage=None, **k: pl.range(*a, **k)
     pl.chunked_loop_optimizer, pl.auto_chunk = "chunked_loop_optimizer", "auto_chunk"
@@ -173,7 +173,9 @@ def install(pl, m) -> None:
         pl.tile.sum = pl.sum
 
 
-def _at(m):
+def _at(m, auto_incore, incore):
+    """`pl.at` is a kernel scope like `pl.incore()`, or, chunked, the intermediate spelling of
+    `pl.auto_incore()`: the two scopes the language module already defines."""
     @contextlib.contextmanager
     def at(level=None, optimization=None, optimizations=None, split=None, name_hint=None, **_):
         chunked = optimization == "chunked_loop_optimizer" or "auto_chunk" in (optimizations or ())
@@ -181,19 +183,8 @@ def _at(m):
             raise KernelError("Unknown keyword argument 'optimization' in pl.at() (removed by pypto #1819)")
         if m.head and chunked:
             raise KernelError("Unsupported entry in pl.at(optimizations=[...]): pl.auto_chunk (removed by pypto #1895)")
-        if chunked:  # the intermediate spelling of pl.auto_incore()
-            m.auto += 1
-            try:
-                yield
-            finally:
-                m.auto -= 1
-            return
-        outer = m.kernel
-        m.kernel = m.kernel or m.new_kernel()
-        try:
+        with (auto_incore if chunked else incore)():
             yield
-        finally:
-            m.kernel = outer
 
     return at
 
