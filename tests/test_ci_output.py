@@ -17,7 +17,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from codemods.cli.formats import _escape_data, _escape_property
+from codemods.cli.ci_formats import _escape_data, _escape_property
 from conftest import FIXTURES
 
 KERNEL = "import pypto.language as pl\n\n\ndef k(t):\n    return pl.view(t, [4, 4], [0, 0])\n"

@@ -17,13 +17,13 @@ import numpy as np
 
 from ..rulebook.loading import ApiTable
 from . import dtypes as D
-from .values import KernelError, Tensor, Tile, kind, type_name, window
+from .memory import MemoryOps
+from .values import KernelError, Tensor, Tile, kind, type_name, array_of, as_f32, dtype_of, valid_of
 
 OLD, STRICT, HEAD = "old", "2026-03", "2026-08"
-SPACES = ("DDR", "Vec", "Mat", "Left", "Right", "Acc")
 
 
-class Machine:
+class Machine(MemoryOps):
     """One run of one kernel file: its profile, its uninitialised memory, its kernel regions."""
 
     def __init__(self, profile: str, api: ApiTable, seed: int, poison: str = "garbage") -> None:
@@ -135,10 +135,10 @@ class Machine:
                               "do not accept. Convert it explicitly, e.g. pl.cast(<value>, pl.INT32).")
         family = self._dispatch(op, [lhs, rhs])
         self._enter_op(op, family, [lhs, rhs])
-        a, b = _array(lhs), _array(rhs)
-        dtype = _dtype_of(lhs)
+        a, b = array_of(lhs), array_of(rhs)
+        dtype = dtype_of(lhs)
         if dtype.is_float:
-            a, b = a.astype(np.float32) if isinstance(a, np.ndarray) else np.float32(a), _as_f32(b)
+            a, b = a.astype(np.float32) if isinstance(a, np.ndarray) else np.float32(a), as_f32(b)
         else:
             a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64) if isinstance(b, np.ndarray) else b
         with np.errstate(all="ignore"):
@@ -146,7 +146,7 @@ class Machine:
                 "add": lambda: a + b, "sub": lambda: a - b, "mul": lambda: a * b, "div": lambda: a / b,
                 "maximum": lambda: np.maximum(a, b), "minimum": lambda: np.minimum(a, b),
             }[op]()
-        return self._result(lhs, D.cast(out, dtype), _valid(lhs))
+        return self._result(lhs, D.cast(out, dtype), valid_of(lhs))
 
     def binary_scalar(self, op: str, lhs, rhs):
         """pl.tile.adds/subs/muls/divs/maxs/mins: a Tile and a scalar."""
@@ -158,10 +158,10 @@ class Machine:
         self._same_kernel(name, [lhs])
         self._vector_spaces(name, [lhs]) if self._spec(op) is not None else None
         with np.errstate(all="ignore"):
-            a = _array(lhs).astype(np.float32) if lhs.dtype.is_float else _array(lhs).astype(np.int64)
+            a = array_of(lhs).astype(np.float32) if lhs.dtype.is_float else array_of(lhs).astype(np.int64)
             out = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
                    "maximum": np.maximum, "minimum": np.minimum}[op](a, rhs)
-        return self._result(lhs, D.cast(out, lhs.dtype), _valid(lhs))
+        return self._result(lhs, D.cast(out, lhs.dtype), valid_of(lhs))
 
     def subscript(self, x, key):
         """The guide's sugar: all-integer keys read a scalar, slices make a `slice` (per version)."""
@@ -175,14 +175,14 @@ class Machine:
     def unary(self, op: str, x):
         family = self._dispatch(op, [x])
         self._enter_op(op, family, [x])
-        a = _array(x).astype(np.float32)
+        a = array_of(x).astype(np.float32)
         with np.errstate(all="ignore"):
             out = {
                 "exp": np.exp, "neg": np.negative, "recip": lambda v: np.float32(1) / v,
                 "rsqrt": lambda v: np.float32(1) / np.sqrt(v), "sqrt": np.sqrt, "log": np.log, "abs": np.abs,
                 "relu": lambda v: np.maximum(v, np.float32(0)),
             }[op](a)
-        return self._result(x, D.cast(out, _dtype_of(x)), _valid(x))
+        return self._result(x, D.cast(out, dtype_of(x)), valid_of(x))
 
     def cast(self, x, target_type, mode="round"):
         if mode not in ("round", "rint"):  # to nearest, ties to even: all the interpreter models
@@ -193,7 +193,7 @@ class Machine:
             raise KernelError(f"tile.cast: target_type {target_type} equals input dtype; same-dtype cast is not a valid operation")
         family = self._dispatch("cast", [x])
         self._enter_op("cast", family, [x])
-        return self._result(x, D.cast(_array(x), target_type), _valid(x))
+        return self._result(x, D.cast(array_of(x), target_type), valid_of(x))
 
     def _enter_op(self, op: str, family: str, args) -> None:
         if family == "tile":
@@ -207,14 +207,14 @@ class Machine:
     def expand(self, op: str, x, vec):
         family = self._dispatch(op, [x, vec])
         self._enter_op(op, family, [x, vec])
-        a, v = _array(x).astype(np.float32), _array(vec).astype(np.float32)
+        a, v = array_of(x).astype(np.float32), array_of(vec).astype(np.float32)
         axis = "row" if op.startswith("row") else "col"
         want = (a.shape[0], 1) if axis == "row" else (1, a.shape[1])
         if v.shape != want:
             raise KernelError(f"pl.{op} needs a {list(want)} vector for a {list(a.shape)} tile, got {list(v.shape)}")
         with np.errstate(all="ignore"):
             out = {"mul": a * v, "div": a / v, "add": a + v, "sub": a - v}[op.rsplit("_", 1)[1]]
-        return self._result(x, D.cast(out, _dtype_of(x)), _valid(x))
+        return self._result(x, D.cast(out, dtype_of(x)), valid_of(x))
 
     def reduce(self, op: str, x, tmp_tile=None):
         family = self._dispatch(op, [x] + ([tmp_tile] if tmp_tile is not None else []))
@@ -225,11 +225,11 @@ class Machine:
             if tmp_tile.shape != x.shape or tmp_tile.dtype != x.dtype:
                 raise KernelError(f"tile.{op}: tmp_tile {list(tmp_tile.shape)} {tmp_tile.dtype} does not match the input "
                                   f"{list(x.shape)} {x.dtype}")
-        a = _array(x).astype(np.float32)
+        a = array_of(x).astype(np.float32)
         with np.errstate(all="ignore"):
             out = {"row_sum": np.sum, "row_max": np.max, "row_min": np.min}[op](a, axis=1, keepdims=True)
-        valid = _valid(x)
-        return self._result(x, D.cast(out, _dtype_of(x)), (valid[0], 1) if valid else None)
+        valid = valid_of(x)
+        return self._result(x, D.cast(out, dtype_of(x)), (valid[0], 1) if valid else None)
 
     def matmul(self, lhs, rhs, out_dtype=None, a_trans=False, b_trans=False, c_matrix_nz=False):
         family = self._dispatch("matmul", [lhs, rhs])
@@ -247,13 +247,13 @@ class Machine:
                     if t.space != want and t.space not in also:
                         raise KernelError(f"tile.matmul reads its {'left' if want == 'Left' else 'right'} operand from {want}, "
                                           f"but it is in {t.space}: pl.move it there")
-        a, b = _array(lhs).astype(np.float32), _array(rhs).astype(np.float32)
+        a, b = array_of(lhs).astype(np.float32), array_of(rhs).astype(np.float32)
         a, b = (a.T if a_trans and a.ndim == 2 else a), (b.T if b_trans and b.ndim == 2 else b)
         if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
             raise KernelError(f"pl.matmul of {list(a.shape)} by {list(b.shape)}")
         out = a @ b
         dtype = out_dtype or D.DTYPES["FP32"]
-        lv, rv = _valid(lhs), _valid(rhs)
+        lv, rv = valid_of(lhs), valid_of(rhs)
         lv, rv = (lv[::-1] if lv and a_trans else lv), (rv[::-1] if rv and b_trans else rv)
         valid = (lv[0] if lv else out.shape[0], rv[1] if rv else out.shape[1]) if (lv or rv) else None
         return self._result(lhs, D.cast(out, dtype), valid, space="Acc")
@@ -261,14 +261,14 @@ class Machine:
     def matmul_acc(self, acc, lhs, rhs):
         product = self.matmul(lhs, rhs)
         self._same_kernel("matmul_acc", [acc])
-        return self._tile(D.cast(_array(acc).astype(np.float32) + _array(product).astype(np.float32), acc.dtype), acc.space)
+        return self._tile(D.cast(array_of(acc).astype(np.float32) + array_of(product).astype(np.float32), acc.dtype), acc.space)
 
     # -- shapes --------------------------------------------------------------------------
     def reshape(self, x, shape):
         family = self._dispatch("reshape", [x])
         self._enter_op("reshape", family, [x])
         shape = [int(s) for s in shape]
-        a = _array(x)
+        a = array_of(x)
         if int(np.prod(shape)) != a.size:
             raise KernelError(f"pl.reshape of {list(a.shape)} to {shape}")
         if isinstance(x, Tile):
@@ -278,158 +278,9 @@ class Machine:
     def transpose(self, x, axis1=0, axis2=1):
         family = self._dispatch("transpose", [x])
         self._enter_op("transpose", family, [x])
-        a = np.swapaxes(_array(x), int(axis1), int(axis2))
+        a = np.swapaxes(array_of(x), int(axis1), int(axis2))
         if isinstance(x, Tile):
             return self._tile(a.copy(), x.space)
         return Tensor(a, np.swapaxes(x.written, int(axis1), int(axis2)), x.name, kernel=x.kernel)
 
-    # -- creation and data movement ------------------------------------------------------
-    def create_tensor(self, shape, dtype=None, valid_shape=None, **extra):
-        if self.strict and valid_shape is not None:
-            raise KernelError("create() got an unexpected keyword argument 'valid_shape'")
-        data = self.uninitialised(shape, dtype)
-        valid = tuple(int(v) for v in valid_shape) if valid_shape is not None else None
-        local = self.kernel if self.strict else None
-        return Tensor(data, np.zeros(data.shape, dtype=bool), "create_tensor", valid, local)
 
-    def create_tile(self, shape, dtype=None, target_memory="Vec"):
-        self._in_kernel("create_tile")
-        return self._tile(self.uninitialised(shape, dtype), _space(target_memory))
-
-    def full(self, shape, dtype, value):
-        self._in_kernel("tile.full")
-        return self._tile(D.cast(np.full([int(s) for s in shape], value, dtype=np.float32), dtype))
-
-    def view(self, x, shape, offset, valid_shape=None):
-        self.removed("view")
-        return self.slice(x, shape, offset, valid_shape)
-
-    def removed(self, op: str) -> None:
-        """Ops the API table marks removed exist in the old profile only."""
-        spec = self._spec(op)
-        if self.strict and spec is not None and spec.kind == "removed":
-            raise KernelError(f"Unknown tensor operation: {op}")
-
-    def slice(self, x, shape, offset, valid_shape=None):
-        family = self._dispatch("slice", [x])
-        if family == "tile":
-            self._in_kernel("slice")
-            self._same_kernel("slice", [x])
-        index = window(x.shape, shape, offset, f"pl.slice of {getattr(x, 'name', 'a value')}")
-        squeeze = len(offset) - len(shape)
-        valid = tuple(int(v) for v in valid_shape) if valid_shape is not None else _inherited(x, index, squeeze)
-        if valid is not None:
-            self.masked = True
-        if isinstance(x, Tile):
-            return self._tile(_squeeze(x.data[index], squeeze).copy(), x.space, valid)
-        return Tensor(_squeeze(x.data[index], squeeze), _squeeze(x.written[index], squeeze), x.name, valid, x.kernel)
-
-    def load(self, tensor, offsets, shapes, target_memory="Vec", valid_shapes=None, transpose=False, valid_shape=None):
-        if self.head and (valid_shapes is not None or transpose):
-            raise KernelError("pl operation 'load': load() got an unexpected keyword argument "
-                              f"'{'valid_shapes' if valid_shapes is not None else 'transpose'}'")
-        if not self.head and valid_shape is not None:
-            raise KernelError("load() got an unexpected keyword argument 'valid_shape' (2026-03 says valid_shapes)")
-        valid_shapes = valid_shape if valid_shape is not None else valid_shapes
-        self._dispatch("load", [tensor])
-        self._in_kernel("load")
-        if self.strict and len(offsets) != len(shapes):
-            raise KernelError(f"Error in tile operation 'load': offsets and shapes must have same number of dimensions, "
-                              f"got {len(offsets)} offsets and {len(shapes)} shapes")
-        index = tensor.window(shapes, offsets, "pl.load")
-        data = tensor.data[index].copy()
-        valid = tuple(int(v) for v in valid_shapes) if valid_shapes is not None else None
-        if valid is not None:  # the rows and columns outside the valid region hold whatever was there
-            pad = np.ones(data.shape, dtype=bool)
-            pad[tuple(slice(0, v) for v in valid)] = False
-            data[pad] = self.uninitialised(data.shape, tensor.dtype)[pad]
-        return self._tile(data, _space(target_memory), valid)
-
-    def store(self, tile, offsets, output_tensor):
-        self._dispatch("store", [tile, offsets, output_tensor])
-        self._in_kernel("store")
-        self._same_kernel("store", [tile])
-        if self.strict and len(offsets) != tile.data.ndim:
-            raise KernelError(f"pl.store of a rank-{tile.data.ndim} tile at rank-{len(offsets)} offsets: reshape the tile "
-                              "to the target's rank first")
-        index = output_tensor.window(tile.shape, offsets, "pl.store")
-        region = output_tensor.data[index]
-        region[...] = D.cast(tile.data.reshape(region.shape), output_tensor.dtype)
-        output_tensor.written[index] = True
-        return output_tensor
-
-    def move(self, tile, target_memory="Vec", transpose=False):
-        self._dispatch("move", [tile])
-        self._in_kernel("move")
-        self._same_kernel("move", [tile])
-        data = tile.data.T if transpose else tile.data
-        return self._tile(data.copy(), _space(target_memory))
-
-    def assemble(self, target, source, offset):
-        self._dispatch("assemble", [target, source, offset])
-        src = _array(source)
-        valid = _valid(source)
-        shape = list(src.shape)
-        if valid is not None:  # the old DSL writes only the valid region of a masked value
-            self.masked = True
-            src = src[tuple(slice(0, max(0, v)) for v in valid)]
-            shape = list(src.shape)
-        if 0 in shape:  # a value whose valid region is empty writes nothing
-            return target
-        index = target.window(shape, offset, "pl.assemble")
-        region = target.data[index]
-        region[...] = D.cast(src.reshape(region.shape), target.dtype)
-        target.written[index] = True
-        return target
-
-    def read(self, x, indices, op: str = "read"):
-        if op == "tensor.read":
-            self._dispatch("tensor.read", [x])
-        if op == "tile.read":
-            self._dispatch("tile.read", [x])
-            self._in_kernel("tile.read")
-            self._same_kernel("tile.read", [x])
-        a = _array(x)
-        idx = tuple(int(i) for i in indices)
-        if len(idx) != a.ndim or any(not 0 <= i < n for i, n in zip(idx, a.shape)):
-            raise KernelError(f"pl.{op} at {list(idx)} is out of bounds of {list(a.shape)}")
-        value = a[idx]
-        return float(value) if _dtype_of(x).is_float else int(value)
-
-
-def _array(value):
-    return value.data if isinstance(value, (Tensor, Tile)) else value
-
-
-def _as_f32(value):
-    return value.astype(np.float32) if isinstance(value, np.ndarray) else np.float32(value)
-
-
-def _dtype_of(value) -> D.DType:
-    if isinstance(value, (Tensor, Tile)):
-        return value.dtype
-    return D.DTYPES["FP32"] if isinstance(value, float) else D.DTYPES["INT64"]
-
-
-def _valid(value):
-    return value.valid if isinstance(value, (Tensor, Tile)) else None
-
-
-def _space(value) -> str:
-    space = str(value)
-    if space not in SPACES:
-        raise KernelError(f"unknown memory space {value!r}")
-    return space
-
-
-def _inherited(x, index: tuple[slice, ...], squeeze: int):
-    """A slice of a masked value is masked where the window leaves the parent's valid region."""
-    parent = _valid(x)
-    if parent is None:
-        return None
-    valid = tuple(max(0, min(s.stop, v) - s.start) for s, v in zip(index, parent))
-    return valid[squeeze:]
-
-
-def _squeeze(a: np.ndarray, lead: int) -> np.ndarray:
-    return a.reshape(a.shape[lead:]) if lead > 0 else a

@@ -114,3 +114,46 @@ def kind(value) -> str:
 
 def type_name(value) -> str:
     return {"Tensor": "TensorType", "Tile": "TileType"}.get(kind(value), "ScalarType")
+
+
+# -- what the ops read off an operand, a Tensor, a Tile or a plain number -----------------
+
+SPACES = ("DDR", "Vec", "Mat", "Left", "Right", "Acc")
+
+
+def array_of(value):
+    return value.data if isinstance(value, (Tensor, Tile)) else value
+
+
+def as_f32(value):
+    return value.astype(np.float32) if isinstance(value, np.ndarray) else np.float32(value)
+
+
+def dtype_of(value) -> D.DType:
+    if isinstance(value, (Tensor, Tile)):
+        return value.dtype
+    return D.DTYPES["FP32"] if isinstance(value, float) else D.DTYPES["INT64"]
+
+
+def valid_of(value):
+    return value.valid if isinstance(value, (Tensor, Tile)) else None
+
+
+def space_of(value) -> str:
+    space = str(value)
+    if space not in SPACES:
+        raise KernelError(f"unknown memory space {value!r}")
+    return space
+
+
+def inherited_valid(x, index: tuple[slice, ...], squeeze: int):
+    """A slice of a masked value is masked where the window leaves the parent's valid region."""
+    parent = valid_of(x)
+    if parent is None:
+        return None
+    valid = tuple(max(0, min(s.stop, v) - s.start) for s, v in zip(index, parent))
+    return valid[squeeze:]
+
+
+def squeeze_lead(a: np.ndarray, lead: int) -> np.ndarray:
+    return a.reshape(a.shape[lead:]) if lead > 0 else a

@@ -1,0 +1,125 @@
+"""The interpreter's creation and data-movement ops: tensors and tiles made, sliced, loaded,
+stored, moved, assembled and read. A mixin of `ops.Machine`, whose operand checks
+(`_dispatch`, `_in_kernel`, `_same_kernel`) and profile it uses."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes as D
+from .values import KernelError, Tensor, Tile, window, array_of, dtype_of, inherited_valid, space_of, squeeze_lead, valid_of
+
+
+class MemoryOps:
+    # -- creation and data movement ------------------------------------------------------
+    def create_tensor(self, shape, dtype=None, valid_shape=None, **extra):
+        if self.strict and valid_shape is not None:
+            raise KernelError("create() got an unexpected keyword argument 'valid_shape'")
+        data = self.uninitialised(shape, dtype)
+        valid = tuple(int(v) for v in valid_shape) if valid_shape is not None else None
+        local = self.kernel if self.strict else None
+        return Tensor(data, np.zeros(data.shape, dtype=bool), "create_tensor", valid, local)
+
+    def create_tile(self, shape, dtype=None, target_memory="Vec"):
+        self._in_kernel("create_tile")
+        return self._tile(self.uninitialised(shape, dtype), space_of(target_memory))
+
+    def full(self, shape, dtype, value):
+        self._in_kernel("tile.full")
+        return self._tile(D.cast(np.full([int(s) for s in shape], value, dtype=np.float32), dtype))
+
+    def view(self, x, shape, offset, valid_shape=None):
+        self.removed("view")
+        return self.slice(x, shape, offset, valid_shape)
+
+    def removed(self, op: str) -> None:
+        """Ops the API table marks removed exist in the old profile only."""
+        spec = self._spec(op)
+        if self.strict and spec is not None and spec.kind == "removed":
+            raise KernelError(f"Unknown tensor operation: {op}")
+
+    def slice(self, x, shape, offset, valid_shape=None):
+        family = self._dispatch("slice", [x])
+        if family == "tile":
+            self._in_kernel("slice")
+            self._same_kernel("slice", [x])
+        index = window(x.shape, shape, offset, f"pl.slice of {getattr(x, 'name', 'a value')}")
+        squeeze = len(offset) - len(shape)
+        valid = tuple(int(v) for v in valid_shape) if valid_shape is not None else inherited_valid(x, index, squeeze)
+        if valid is not None:
+            self.masked = True
+        if isinstance(x, Tile):
+            return self._tile(squeeze_lead(x.data[index], squeeze).copy(), x.space, valid)
+        return Tensor(squeeze_lead(x.data[index], squeeze), squeeze_lead(x.written[index], squeeze), x.name, valid, x.kernel)
+
+    def load(self, tensor, offsets, shapes, target_memory="Vec", valid_shapes=None, transpose=False, valid_shape=None):
+        if self.head and (valid_shapes is not None or transpose):
+            raise KernelError("pl operation 'load': load() got an unexpected keyword argument "
+                              f"'{'valid_shapes' if valid_shapes is not None else 'transpose'}'")
+        if not self.head and valid_shape is not None:
+            raise KernelError("load() got an unexpected keyword argument 'valid_shape' (2026-03 says valid_shapes)")
+        valid_shapes = valid_shape if valid_shape is not None else valid_shapes
+        self._dispatch("load", [tensor])
+        self._in_kernel("load")
+        if self.strict and len(offsets) != len(shapes):
+            raise KernelError(f"Error in tile operation 'load': offsets and shapes must have same number of dimensions, "
+                              f"got {len(offsets)} offsets and {len(shapes)} shapes")
+        index = tensor.window(shapes, offsets, "pl.load")
+        data = tensor.data[index].copy()
+        valid = tuple(int(v) for v in valid_shapes) if valid_shapes is not None else None
+        if valid is not None:  # the rows and columns outside the valid region hold whatever was there
+            pad = np.ones(data.shape, dtype=bool)
+            pad[tuple(slice(0, v) for v in valid)] = False
+            data[pad] = self.uninitialised(data.shape, tensor.dtype)[pad]
+        return self._tile(data, space_of(target_memory), valid)
+
+    def store(self, tile, offsets, output_tensor):
+        self._dispatch("store", [tile, offsets, output_tensor])
+        self._in_kernel("store")
+        self._same_kernel("store", [tile])
+        if self.strict and len(offsets) != tile.data.ndim:
+            raise KernelError(f"pl.store of a rank-{tile.data.ndim} tile at rank-{len(offsets)} offsets: reshape the tile "
+                              "to the target's rank first")
+        index = output_tensor.window(tile.shape, offsets, "pl.store")
+        region = output_tensor.data[index]
+        region[...] = D.cast(tile.data.reshape(region.shape), output_tensor.dtype)
+        output_tensor.written[index] = True
+        return output_tensor
+
+    def move(self, tile, target_memory="Vec", transpose=False):
+        self._dispatch("move", [tile])
+        self._in_kernel("move")
+        self._same_kernel("move", [tile])
+        data = tile.data.T if transpose else tile.data
+        return self._tile(data.copy(), space_of(target_memory))
+
+    def assemble(self, target, source, offset):
+        self._dispatch("assemble", [target, source, offset])
+        src = array_of(source)
+        valid = valid_of(source)
+        shape = list(src.shape)
+        if valid is not None:  # the old DSL writes only the valid region of a masked value
+            self.masked = True
+            src = src[tuple(slice(0, max(0, v)) for v in valid)]
+            shape = list(src.shape)
+        if 0 in shape:  # a value whose valid region is empty writes nothing
+            return target
+        index = target.window(shape, offset, "pl.assemble")
+        region = target.data[index]
+        region[...] = D.cast(src.reshape(region.shape), target.dtype)
+        target.written[index] = True
+        return target
+
+    def read(self, x, indices, op: str = "read"):
+        if op == "tensor.read":
+            self._dispatch("tensor.read", [x])
+        if op == "tile.read":
+            self._dispatch("tile.read", [x])
+            self._in_kernel("tile.read")
+            self._same_kernel("tile.read", [x])
+        a = array_of(x)
+        idx = tuple(int(i) for i in indices)
+        if len(idx) != a.ndim or any(not 0 <= i < n for i, n in zip(idx, a.shape)):
+            raise KernelError(f"pl.{op} at {list(idx)} is out of bounds of {list(a.shape)}")
+        value = a[idx]
+        return float(value) if dtype_of(x).is_float else int(value)
