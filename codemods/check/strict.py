@@ -24,7 +24,7 @@ from ..model.results import result_val
 from ..model.kernels import OpIndex, find_regions, kernel_functions, parameter_value
 from ..syntax.memo import cached
 from ..syntax.nodes import code, statements
-from ..syntax.traversal import content
+from ..syntax.traversal import ancestors, content
 from ..rulebook.loading import ApiTable
 from ..model.values import ACC, LEFT, RIGHT, SCALAR, TENSOR, TILE, UNKNOWN, VEC, Val
 
@@ -312,23 +312,7 @@ def rejected_within(module: cst.Module, api: ApiTable) -> frozenset[int]:
 
 def _holders(module: cst.Module, nodes: list) -> frozenset[int]:
     wanted = {id(n) for n in nodes}
-    out: set[int] = set()
-    if not wanted:
-        return frozenset()
-    stack: list[int] = []
-
-    class V(cst.CSTVisitor):
-        def on_visit(self, node) -> bool:
-            stack.append(id(node))
-            if id(node) in wanted:
-                out.update(stack)
-            return True
-
-        def on_leave(self, original) -> None:
-            stack.pop()
-
-    module.visit(V())
-    return frozenset(out)
+    return frozenset(ancestors(module, wanted) | wanted)
 
 
 def _type(v: Val) -> str:

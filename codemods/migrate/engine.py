@@ -22,7 +22,7 @@ from ..syntax.memo import forget, per_file
 from ..syntax.positions import code_starts_and_texts, standalone, starts
 from ..check.results import Edit, EngineError, Result, SourceError
 from ..rulebook.loading import ApiTable, Rule
-from ..syntax.traversal import content
+from ..syntax.traversal import ancestors
 from .parsing import check_python, parse, reason
 from .statement_edits import parse_statements, prepend_statements, with_markers
 from .transforms import make_transform
@@ -145,7 +145,7 @@ class _Dispatcher(cst.CSTTransformer):
         wanted = {id(n) for n in self.ctx.statement_edits} | {id(n) for n in self.ctx.node_flags}
         for transform in transforms:
             wanted.update(id(n) for n in transform.interest(self.ctx))
-        return _ancestors(module, wanted)
+        return ancestors(module, wanted)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, (cst.IndentedBlock, cst.Module)):
@@ -247,26 +247,6 @@ def _hooks(kind: type) -> tuple[str, ...]:
     return tuple(attr for attr in dir(kind) if attr.startswith(("leave_", "visit_")))
 
 
-def _ancestors(module: cst.Module, wanted: set[int]) -> set[int]:
-    """The ids of the nodes that have a node of `wanted` strictly below them."""
-    found: set[int] = set()
-    if not wanted:
-        return found
-    path: list[int] = []
-    stack: list[tuple[cst.CSTNode, int]] = [(module, 0)]
-    while stack:
-        node, depth = stack.pop()
-        del path[depth:]
-        if id(node) in wanted:
-            for above in reversed(path):
-                if above in found:
-                    break  # marked before, and everything above it with it
-                found.add(above)
-        path.append(id(node))
-        stack.extend((child, depth + 1) for child in content(node))
-    return found
-
-
 def migrate(
     text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: frozenset[str], strict: bool = False
 ) -> Result:
@@ -304,6 +284,7 @@ def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: froze
         return Result(text, text)
     module = parse(body)
     done = _phases(module, body, rules, api)
+    checked: tuple[str, cst.Module] | None = None  # the output, parsed where the loop below did
     for _ in range(2):
         # A migration can leave code the target rejects where it changed a value's kind (a Tile
         # handed over as a Tensor is read by a tile op of a region that had nothing to fix): the
@@ -316,6 +297,7 @@ def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: froze
         except SourceError:
             break  # said below, as the engine error it is
         if not rejected_within(again_module, api):
+            checked = (done.output, again_module)
             break
         again = _phases(again_module, done.output, rules, api)
         if again.output is None or again.output == done.output:
@@ -331,7 +313,7 @@ def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: froze
         forget()
         output = done.output
         try:
-            out_module = cst.parse_module(output)
+            out_module = checked[1] if checked is not None and checked[0] == output else cst.parse_module(output)
         except cst.ParserSyntaxError as exc:
             raise EngineError(
                 f"engine error: rule(s) {', '.join(sorted(done.touched))} produced code that does not parse ({reason(exc)}); "

@@ -181,3 +181,23 @@ def imports(module: cst.Module) -> list[cst.Import | cst.ImportFrom]:
         else:
             stack.extend(own_and_nested(node)[1])
     return found
+
+
+def ancestors(root: cst.CSTNode, wanted: set[int]) -> set[int]:
+    """The ids of the nodes that have a node of `wanted` (ids; trivia never) strictly below them."""
+    found: set[int] = set()
+    if not wanted:
+        return found
+    path: list[int] = []
+    stack: list[tuple[cst.CSTNode, int]] = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        del path[depth:]
+        if id(node) in wanted:
+            for above in reversed(path):
+                if above in found:
+                    break  # marked before, and everything above it with it
+                found.add(above)
+        path.append(id(node))
+        stack.extend((child, depth + 1) for child in content(node))
+    return found
