@@ -105,8 +105,7 @@ def with_table(readme: str, rules: tuple[Rule, ...]) -> str:
     start, end = readme.find(BEGIN), readme.find(END)
     if start < 0 or end < start:
         raise ValueError(f"the page has no rule-table markers ({BEGIN} ... {END})")
-    first = min((r.step for r in rules), default="")
-    return readme[: start + len(BEGIN)] + "\n" + markdown_table(tuple(r for r in rules if r.step == first)) + readme[end:]
+    return readme[: start + len(BEGIN)] + "\n" + markdown_table(rules) + readme[end:]
 
 
 def main(argv: list[str]) -> int:
