@@ -8,6 +8,7 @@ not the target's."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 import subprocess
 import sys
 
@@ -227,3 +228,12 @@ def test_a_check_that_names_the_users_line_is_put_there(tmp_path):
     assert (where.finding(ValueError(text), "compiling")["line"], where.finding(ValueError(text), "compiling")["column"]) == (288, 49)
     other = "the same at /elsewhere/helper.py:7:3"
     assert where.finding(ValueError(other), "compiling")["line"] == 1
+
+
+def test_a_pass_error_is_placed_at_the_line_its_text_names(head):
+    # AutoTileMatmulL0's refusal names the matmul as "[FILE:LINE:COL]"; the traceback only reaches
+    # the function's def line. The thin matmul of this fixture is one the tool flags, not fixes.
+    path = Path(__file__).resolve().parent.parent / "fixtures" / "upgrade" / "after" / "cube_operands.py"
+    result = compile_source(path, None, "passes", target="2026-08", python=head)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert result.errors and all("matmul" in lines[e.line - 1] for e in result.errors), result.errors

@@ -25,7 +25,8 @@ from pathlib import Path
 from . import head
 
 MODULE_NAME = "pypto_migrate_compiled_kernel"
-_SOURCE_AT = re.compile(r"\bat (?P<file>/\S+?\.py):(?P<line>\d+):(?P<col>\d+)")
+# Where 2026-08's C++ checks name the user's line: "... at FILE:LINE:COL" or "... [FILE:LINE:COL]".
+_SOURCE_AT = re.compile(r"(?:\bat |\[)(?P<file>/[^\s\]]+?\.py):(?P<line>\d+):(?P<col>\d+)")
 _TRACEBACK_LINE = re.compile(r"^\s*(C\+\+ Traceback|File \".*\", line \d+|Traceback \(most recent call last\))")
 
 
@@ -255,6 +256,9 @@ class _Locator:
         named = self._named_line(str(exc)) if self.named_lines else None
         if named is not None:  # a C++ check that names the user's own line: that line, not the caller's
             return _finding(*named, message)
+        elsewhere = self._other_file(str(exc)) if self.named_lines else None
+        if elsewhere is not None:  # in a module the kernel imports (an inlined helper): say where
+            return _finding(1, 1, f"{message} (in {elsewhere})")
         line = self._innermost_line(exc)
         return _finding(line or 1, 1, message)
 
@@ -262,6 +266,12 @@ class _Locator:
         for m in _SOURCE_AT.finditer(text):
             if self._same(m.group("file")):
                 return int(m.group("line")), int(m.group("col")) + 1  # pypto counts columns from 0
+        return None
+
+    def _other_file(self, text: str) -> str | None:
+        for m in _SOURCE_AT.finditer(text):
+            if not self._same(m.group("file")) and os.path.isfile(m.group("file")):
+                return f"{m.group('file')}:{m.group('line')}:{int(m.group('col')) + 1}"
         return None
 
     def _parser_error(self, exc) -> dict:
