@@ -310,10 +310,11 @@ def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: froze
         # Only text leaves the phases: the trees they built (and what was remembered
         # about them) are freed before the output is parsed, which bounds the peak.
         del module
-        forget()
+        reused = checked[1] if checked is not None and checked[0] == done.output else None
+        forget(keep=reused)  # what the check above found in the output is the findings' to read
         output = done.output
         try:
-            out_module = checked[1] if checked is not None and checked[0] == output else cst.parse_module(output)
+            out_module = reused if reused is not None else cst.parse_module(output)
         except cst.ParserSyntaxError as exc:
             raise EngineError(
                 f"engine error: rule(s) {', '.join(sorted(done.touched))} produced code that does not parse ({reason(exc)}); "

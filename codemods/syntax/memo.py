@@ -32,10 +32,13 @@ def per_file() -> Iterator[None]:
         _store = outer
 
 
-def forget() -> None:
-    """Drop what was remembered so far in this file (its trees are about to be freed)."""
+def forget(keep: object = None) -> None:
+    """Drop what was remembered so far in this file (its trees are about to be freed), but
+    the answers about `keep` itself (a tree that lives on)."""
     if _store is not None:
+        kept = {key: hit for key, hit in _store.items() if keep is not None and hit[0] is keep}
         _store.clear()
+        _store.update(kept)
 
 
 def cached(kind: str, node: N, make: Callable[[N], T]) -> T:
