@@ -9,6 +9,7 @@ from .upgrade_typed import (AxisReduction, BoolCondition, FlatOffset, IndexOpera
 from .upgrade_flags import DropKeyword, TensorLayout, UpgradeFlag
 from .upgrade_rebind import RebindNewType
 from .upgrade_silent import LogicalNot, OutParams, SubscriptKeepRank
+from .upgrade_slices import SliceFullRank
 
 KINDS = {
     "upgrade-subscript-keep-rank": SubscriptKeepRank,
@@ -30,4 +31,5 @@ KINDS = {
     "upgrade-l0-operand": L0Operand,
     "upgrade-slice-shape": SliceShape,
     "upgrade-shape-mismatch": ShapeMismatch,
+    "upgrade-slice-full-rank": SliceFullRank,
 }
