@@ -127,27 +127,6 @@ def in_kernel(site: Site, info) -> bool:
                                                for i in p.items) for p in site.parents)
 
 
-class SliceShape(Upgrade):
-    """`pl.slice(t, [n, 64], ...)` in a kernel with `n` a runtime scalar: tile.slice needs every
-    shape element at compile time now (InitMemRef allocates it); the valid part goes elsewhere."""
-
-    flags_only = True
-
-    def scan(self, site: Site) -> None:
-        for call, op in self.calls(site, "slice"):
-            base = self.info.type_of(argument(call, 0, "input") or argument(call, 0, "tile"), site.env) if call.args else None
-            if base is None or not (base.kind == TILE or (base.kind == TENSOR and in_kernel(site, self.info))):
-                continue
-            shape = argument(call, 1, "shape")
-            if not isinstance(shape, (cst.List, cst.Tuple)):
-                continue
-            for i, element in enumerate(shape.elements):
-                t = self.info.type_of(element.value, site.env)
-                if t.kind == SCALAR and t.dtype != "const":
-                    self.flag(site, self.params.get("message", "").format(op=op, index=i, element=self.text(element.value)))
-                    break
-
-
 ELEMENTWISE_BINARY = ("add", "sub", "mul", "div", "maximum", "minimum")
 
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from .upgrade_chunk import AutoChunk
-from .upgrade_cube import L0Operand, ShapeMismatch, SliceShape
+from .upgrade_cube import L0Operand, ShapeMismatch
 from .upgrade_typed import (AxisReduction, BoolCondition, FlatOffset, IndexOperand, RemScratch,
                             RowScratch, SameDtypeCast, SelScratch)
 from .upgrade_flags import DropKeyword, TensorLayout, UpgradeFlag
 from .upgrade_rebind import RebindNewType
 from .upgrade_silent import LogicalNot, OutParams, SubscriptKeepRank
-from .upgrade_slices import SliceFullRank
+from .upgrade_slices import SliceBound, SliceFullRank
 
 KINDS = {
     "upgrade-subscript-keep-rank": SubscriptKeepRank,
@@ -29,7 +29,7 @@ KINDS = {
     "keyword-drop": DropKeyword,
     "upgrade-tensor-layout": TensorLayout,
     "upgrade-l0-operand": L0Operand,
-    "upgrade-slice-shape": SliceShape,
+    "upgrade-slice-shape": SliceBound,
     "upgrade-shape-mismatch": ShapeMismatch,
     "upgrade-slice-full-rank": SliceFullRank,
 }
