@@ -9,6 +9,7 @@ from .upgrade_typed import (AxisReduction, BoolCondition, FlatOffset, IndexOpera
 from .upgrade_flags import DropKeyword, TensorLayout, UpgradeFlag
 from .upgrade_rebind import RebindNewType
 from .upgrade_silent import LogicalNot, OutParams, SubscriptKeepRank
+from .upgrade_acc import AccBranchMerge
 from .upgrade_slices import SliceBound, SliceFullRank
 
 KINDS = {
@@ -32,4 +33,5 @@ KINDS = {
     "upgrade-slice-shape": SliceBound,
     "upgrade-shape-mismatch": ShapeMismatch,
     "upgrade-slice-full-rank": SliceFullRank,
+    "upgrade-acc-branch-merge": AccBranchMerge,
 }
