@@ -50,11 +50,19 @@ class L0Operand(Upgrade):
                 continue  # manual L0 tiles that fit are kept as written
             rows = self._rows(call, op, moves, site)
             if rows is not None and rows < MIN_L0_DIM:
+                from .upgrade_ksplit import apply, plan
+
+                split = plan(self, call, site, tile=True)
+                if split is not None:
+                    apply(self, call, site, split)
+                    continue
                 inner, space, size = over[0]
-                self.flag(site, f"`{self.text(inner)}` moved whole into {space} ({L0[space]}) takes {size} bytes of "
-                                f"{self.api.memory_limits[space]}, and pypto 2026-08 does not tile a matmul of {rows} rows "
-                                f"(fewer than {MIN_L0_DIM}, AutoTileMatmulL0): split K by hand so each {space} tile fits, "
-                                f"or make the row block at least {MIN_L0_DIM}")
+                message = (f"`{self.text(inner)}` moved whole into {space} ({L0[space]}) takes {size} bytes of "
+                           f"{self.api.memory_limits[space]}, and pypto 2026-08 does not tile a matmul of {rows} rows "
+                           f"(fewer than {MIN_L0_DIM}, AutoTileMatmulL0): split K by hand so each {space} tile fits, "
+                           f"or make the row block at least {MIN_L0_DIM}")
+                self.flag(site, message)
+                flag_program(self, site, message)
                 continue
             if all(self._in_mat(inner, site) for _, inner, _, _ in moves):
                 # both operands go back to Mat: AutoTileMatmulL0 tiles only a matmul none of whose
@@ -112,6 +120,16 @@ class L0Operand(Upgrade):
                     elif expr.value in {n.value for n in walk(target.target) if isinstance(n, cst.Name)}:
                         return False
         return bool(values) and all(isinstance(v, cst.Call) and self._in_mat(v, site) for v in values)
+
+
+def flag_program(up: Upgrade, site: Site, message: str) -> None:
+    """The same flag at the builder function the program is made in: a buffer overflow found by
+    the pass pipeline has no statement of its own, and the compiler names that def's line."""
+    for statement in up.ctx.module.body:
+        if isinstance(statement, cst.FunctionDef) and statement is not site.function and any(
+                n is site.function for n in walk(statement)):
+            up.ctx.flag_at(up.rule, statement, message)
+            return
 
 
 KERNEL_TYPES = ("InCore", "AIC", "AIV")

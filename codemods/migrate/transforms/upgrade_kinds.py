@@ -10,6 +10,7 @@ from .upgrade_flags import DropKeyword, TensorLayout, UpgradeFlag
 from .upgrade_rebind import RebindNewType
 from .upgrade_silent import LogicalNot, OutParams, SubscriptKeepRank
 from .upgrade_acc import AccBranchMerge
+from .upgrade_ksplit import TensorKSplit
 from .upgrade_slices import SliceBound, SliceFullRank
 
 KINDS = {
@@ -34,4 +35,5 @@ KINDS = {
     "upgrade-shape-mismatch": ShapeMismatch,
     "upgrade-slice-full-rank": SliceFullRank,
     "upgrade-acc-branch-merge": AccBranchMerge,
+    "upgrade-tensor-k-split": TensorKSplit,
 }
