@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ...syntax.nodes import statements
 from ...syntax.traversal import walk
 from .upgrade_base import Upgrade
 from .upgrade_cube import in_kernel
@@ -32,9 +33,9 @@ class AccBranchMerge(Upgrade):
         target, value = small.targets[0].target.value, small.value
         if not self._from_cube(value, site) or self.info.type_of(value, site.env).dtype != "FP32":
             return
-        others = [v for v in self._values(target, site.function) if v is not value]
-        if not others or all(self._from_cube(v, site) for v in others):
-            return  # every value of the name is the cube's: nothing is merged with a vector one
+        others = self._other_branch(target, site)
+        if not others or any(self._from_cube(v, site) for v in others) or self._accumulates(target, site):
+            return  # the other branch does not give the name a vector value: nothing merged with one
         self.rewrite(value, lambda new: cst.Call(self.expr("pl.mul"), args=[
             cst.Arg(new, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), cst.Arg(cst.Float("1.0"))]))
 
@@ -47,6 +48,29 @@ class AccBranchMerge(Upgrade):
             values = self._values(value.value, site.function)
             return bool(values) and all(isinstance(v, cst.Call) and self._from_cube(v, site) for v in values)
         return False
+
+    @staticmethod
+    def _other_branch(name: str, site: Site) -> list:
+        """The values the other branch of the `if` gives the name (its own statements)."""
+        here = site.parents[-1]
+        if isinstance(here, cst.If):
+            other = here.orelse if isinstance(here.orelse, cst.Else) else None
+        else:
+            other = site.parents[-2] if len(site.parents) > 1 and isinstance(site.parents[-2], cst.If) else None
+        if other is None:
+            return []
+        found = []
+        for statement in statements(other):
+            for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+                if isinstance(small, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name
+                                                         for t in small.targets):
+                    found.append(small.value)
+        return found
+
+    def _accumulates(self, name: str, site: Site) -> bool:
+        """Is the name a matmul_acc accumulator somewhere (it must stay in Acc then)?"""
+        return any(isinstance(n, cst.Call) and (self.info.op(n) or "").rpartition(".")[2] == "matmul_acc" and n.args
+                   and isinstance(n.args[0].value, cst.Name) and n.args[0].value.value == name for n in walk(site.function))
 
     @staticmethod
     def _values(name: str, function) -> list:
