@@ -92,3 +92,26 @@ class Example:
         return out
 '''
     assert migrate(code, STEP, load_api(), KNOWN).output == code
+
+
+def test_a_half_precision_tensor_matmul_split_along_k_keeps_its_dtype():
+    """A tensor matmul of BF16 operands is BF16 (c39fe714a and e2d0f78ae): the FP32 sum of the K
+    chunks is cast back once, where an FP32 out_dtype keeps it as it is."""
+    code = '''
+import pypto.language as pl
+
+
+@pl.program
+class Example:
+    @pl.function
+    def k(self, a: pl.Tensor[[4, 512], pl.BF16], w: pl.Tensor[[512, 128], pl.BF16], out: pl.Out[pl.Tensor[[4, 128], pl.FP32]]) -> pl.Tensor[[4, 128], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            x = pl.slice(a, [4, 512], [0, 0])
+            y = pl.slice(w, [512, 128], [0, 0])
+            c = pl.add(pl.mul(pl.create_tensor([4, 128], dtype=pl.FP32), 0.0), pl.matmul(x, y))
+            out = pl.assemble(out, c, [0, 0])
+        return out
+'''
+    out = migrate(code, STEP, load_api(), KNOWN).output
+    assert "pl.matmul(pl.slice(x, [4, 512 // 2], [0, 0]), pl.slice(w, [512 // 2, 128], [0, 0]), out_dtype=pl.FP32)" in out
+    assert "pl.cast(acc_k, target_type=pl.BF16))" in out

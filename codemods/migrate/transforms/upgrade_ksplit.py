@@ -40,13 +40,17 @@ class Plan:
     k: str
     n: str
     splits: int
+    dtype: str = "FP32"
 
 
 def plan(up: Upgrade, call: cst.Call, site: Site, tile: bool) -> Plan | None:
     """The K split of `call`, or None where it is not needed or not known to be right."""
     args = positional(call)
-    if len(args) != 2 or any(a.keyword is not None for a in call.args):
-        return None  # transposes, out_dtype: not split by hand here
+    fp32 = keyword(call, "out_dtype")
+    if fp32 is not None and (tile or code(fp32.value).rpartition(".")[2] != "FP32"):
+        return None
+    if len(args) != 2 or any(a.keyword is not None and a is not fp32 for a in call.args):
+        return None  # transposes, other output dtypes: not split by hand here
     lhs, rhs = args[0].value, args[1].value
     if tile:
         lhs, rhs = _moved(up, lhs, "Left"), _moved(up, rhs, "Right")
@@ -75,7 +79,8 @@ def plan(up: Upgrade, call: cst.Call, site: Site, tile: bool) -> Plan | None:
         return None
     if tile and isinstance(lhs, cst.Name) and not _mat_name(up, lhs, site):
         return None
-    return Plan(tile, code(lhs), isinstance(lhs, cst.Name), *read, a.shape[0], a.shape[1], b.shape[1], splits)
+    return Plan(tile, code(lhs), isinstance(lhs, cst.Name), *read, a.shape[0], a.shape[1], b.shape[1], splits,
+                "FP32" if fp32 is not None else a.dtype)
 
 
 def apply(up: Upgrade, call: cst.Call, site: Site, p: Plan) -> None:
@@ -103,7 +108,12 @@ def apply(up: Upgrade, call: cst.Call, site: Site, p: Plan) -> None:
               f"for {kk} in pl.range(1, {p.splits}):",
               f"    {acc} = pl.matmul_acc({acc}, {operands(kk)})"]
     up.before(site, up.pl("\n".join(lines)))
-    up.rewrite(call, lambda new: cst.Name(acc))
+    if p.tile or p.dtype == "FP32":
+        up.rewrite(call, lambda new: cst.Name(acc))
+    else:
+        # a tensor matmul of half-precision operands is of their dtype (measured at c39fe714a and
+        # e2d0f78ae): the FP32 accumulation is rounded once, as the cube does on its way out
+        up.rewrite(call, lambda new: up.expr(f"pl.cast({acc}, target_type=pl.{p.dtype})"))
 
 
 def _moved(up: Upgrade, node, space: str):
