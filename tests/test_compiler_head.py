@@ -230,10 +230,32 @@ def test_a_check_that_names_the_users_line_is_put_there(tmp_path):
     assert where.finding(ValueError(other), "compiling")["line"] == 1
 
 
-def test_a_pass_error_is_placed_at_the_line_its_text_names(head):
-    # AutoTileMatmulL0's refusal names the matmul as "[FILE:LINE:COL]"; the traceback only reaches
-    # the function's def line. The thin matmul of this fixture is one the tool flags, not fixes.
-    path = Path(__file__).resolve().parent.parent / "fixtures" / "upgrade" / "after" / "cube_operands.py"
+THIN_MATMUL = """import pypto.language as pl
+
+
+@pl.program
+class Thin:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[4, 512], pl.BF16], w: pl.Tensor[[512, 128], pl.BF16],
+          out: pl.Out[pl.Tensor[[4, 128], pl.FP32]]) -> pl.Tensor[[4, 128], pl.FP32]:
+        lhs = pl.load(a, [0, 0], [4, 512], target_memory=pl.MemorySpace.Mat)
+        rhs = pl.load(w, [0, 0], [512, 128], target_memory=pl.MemorySpace.Mat)
+        acc = pl.matmul(pl.move(lhs, target_memory=pl.MemorySpace.Left), pl.move(rhs, target_memory=pl.MemorySpace.Right))
+        out = pl.store(acc, [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[4, 512], pl.BF16], w: pl.Tensor[[512, 128], pl.BF16],
+             out: pl.Out[pl.Tensor[[4, 128], pl.FP32]]) -> pl.Tensor[[4, 128], pl.FP32]:
+        out = self.k(a, w, out)
+        return out
+"""
+
+
+def test_a_pass_error_is_placed_at_the_line_its_text_names(tmp_path, head):
+    # AutoTileMatmulL0 refuses a 128 KB Right operand of a 4-row matmul and names the matmul as
+    # "[FILE:LINE:COL]"; the traceback alone reaches only the function's def line.
+    path = _write(tmp_path, "thin.py", THIN_MATMUL)
     result = compile_source(path, None, "passes", target="2026-08", python=head)
-    lines = path.read_text(encoding="utf-8").splitlines()
-    assert result.errors and all("matmul" in lines[e.line - 1] for e in result.errors), result.errors
+    lines = THIN_MATMUL.splitlines()
+    assert result.errors and all("pl.matmul" in lines[e.line - 1] for e in result.errors), result.errors

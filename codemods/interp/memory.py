@@ -38,19 +38,29 @@ class MemoryOps:
         if self.strict and spec is not None and spec.kind == "removed":
             raise KernelError(f"Unknown tensor operation: {op}")
 
-    def slice(self, x, shape, offset, valid_shape=None):
+    def slice(self, x, shape, offset, valid_shape=None, drop_dims=None):
         family = self._dispatch("slice", [x])
         if family == "tile":
             self._in_kernel("slice")
             self._same_kernel("slice", [x])
+        if drop_dims and not self.head:
+            raise KernelError("slice() got an unexpected keyword argument 'drop_dims'")
         index = window(x.shape, shape, offset, f"pl.slice of {getattr(x, 'name', 'a value')}")
         squeeze = len(offset) - len(shape)
         valid = tuple(int(v) for v in valid_shape) if valid_shape is not None else inherited_valid(x, index, squeeze)
         if valid is not None:
             self.masked = True
+        data, written = x.data[index], x.written[index] if isinstance(x, Tensor) else None
+        if drop_dims:  # 2026-08: the named unit axes of a full-rank window are erased
+            axes = tuple(int(d) for d in drop_dims)
+            if any(int(shape[a]) != 1 for a in axes):
+                raise KernelError(f"pl.slice drop_dims {list(axes)}: each dropped axis must have size 1 in {list(shape)}")
+            data = np.squeeze(data, axis=axes)
+            written = np.squeeze(written, axis=axes) if written is not None else None
+            valid = tuple(v for i, v in enumerate(valid) if i not in axes) if valid is not None else None
         if isinstance(x, Tile):
-            return self._tile(squeeze_lead(x.data[index], squeeze).copy(), x.space, valid)
-        return Tensor(squeeze_lead(x.data[index], squeeze), squeeze_lead(x.written[index], squeeze), x.name, valid, x.kernel)
+            return self._tile(squeeze_lead(data, squeeze).copy(), x.space, valid)
+        return Tensor(squeeze_lead(data, squeeze), squeeze_lead(written, squeeze), x.name, valid, x.kernel)
 
     def load(self, tensor, offsets, shapes, target_memory="Vec", valid_shapes=None, transpose=False, valid_shape=None):
         if self.head and (valid_shapes is not None or transpose):

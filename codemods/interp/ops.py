@@ -261,7 +261,10 @@ class Machine(MemoryOps):
     def matmul_acc(self, acc, lhs, rhs):
         product = self.matmul(lhs, rhs)
         self._same_kernel("matmul_acc", [acc])
-        return self._tile(D.cast(array_of(acc).astype(np.float32) + array_of(product).astype(np.float32), acc.dtype), acc.space)
+        total = D.cast(array_of(acc).astype(np.float32) + array_of(product).astype(np.float32), acc.dtype)
+        if isinstance(acc, Tensor):  # 2026-08: tensor.matmul_acc inside a kernel
+            return self._result(acc, total)
+        return self._tile(total, acc.space)
 
     # -- shapes --------------------------------------------------------------------------
     def reshape(self, x, shape):

@@ -166,6 +166,8 @@ def install(pl, m) -> None:
                 delattr(pl.tile, name)
         pl.tile.maximums, pl.tile.minimums = pl.maximums, pl.minimums
         pl.tile.transpose_view = lambda t: Tile(t.data.T.copy(), t.space, t.kernel, None, t.name)
+        pl.PadValue = PadValue
+        pl.fillpad = pl.tile.fillpad = pl.tensor.fillpad = lambda x, pad_value="zero": _fillpad(m, x, pad_value)
     else:
         pl.sum = lambda x, axis=-1, keepdim=False: _axis_reduce(m, "sum", x, axis, keepdim)
         pl.max = lambda a, b=None, keepdim=False, axis=None: _max_min(m, max, "max", a, b, axis, keepdim)
@@ -187,6 +189,26 @@ def _at(m, auto_incore, incore):
             yield
 
     return at
+
+
+class PadValue:
+    null, zero, max, min = "null", "zero", "max", "min"
+
+
+def _fillpad(m, x, pad_value):
+    """2026-08: the elements outside the valid region take the pad value; the whole value is valid then."""
+    if x.valid is None:
+        return x
+    pad = {"zero": 0.0, 0: 0.0, "max": np.inf, float("inf"): np.inf, "min": -np.inf, float("-inf"): -np.inf}.get(pad_value)
+    if pad is None:
+        raise KernelError(f"pl.fillpad: pad_value {pad_value!r} is not one of the three padding modes")
+    data = x.data.astype(np.float32).copy()
+    if np.isinf(pad):  # the lowest or highest value of the dtype, as the hardware pads
+        pad = float(np.finfo(np.float32).max) * (1 if pad > 0 else -1)
+    outside = np.ones(data.shape, dtype=bool)
+    outside[tuple(slice(0, v) for v in x.valid)] = False
+    data[outside] = pad
+    return m._result(x, D.cast(data, x.dtype), None)
 
 
 def _scalar_pair(fn, a, b):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ...model.values import SCALAR, TENSOR, TILE
+from ...model.values import TENSOR, TILE
 from ...syntax.nodes import code
 from ...syntax.traversal import walk
 from .upgrade_base import Upgrade, argument, keyword
@@ -50,11 +50,18 @@ class L0Operand(Upgrade):
                 continue  # manual L0 tiles that fit are kept as written
             rows = self._rows(call, op, moves, site)
             if rows is not None and rows < MIN_L0_DIM:
+                from .upgrade_ksplit import apply, plan
+
+                split = plan(self, call, site, tile=True)
+                if split is not None:
+                    apply(self, call, site, split)
+                    continue
                 inner, space, size = over[0]
-                self.flag(site, f"`{self.text(inner)}` moved whole into {space} ({L0[space]}) takes {size} bytes of "
-                                f"{self.api.memory_limits[space]}, and pypto 2026-08 does not tile a matmul of {rows} rows "
-                                f"(fewer than {MIN_L0_DIM}, AutoTileMatmulL0): split K by hand so each {space} tile fits, "
-                                f"or make the row block at least {MIN_L0_DIM}")
+                message = (f"`{self.text(inner)}` moved whole into {space} ({L0[space]}) takes {size} bytes of "
+                           f"{self.api.memory_limits[space]}, and pypto 2026-08 does not tile a matmul of {rows} rows "
+                           f"(fewer than {MIN_L0_DIM}, AutoTileMatmulL0): split K by hand so each {space} tile fits, "
+                           f"or make the row block at least {MIN_L0_DIM}")
+                self.flag(site, message)
                 continue
             if all(self._in_mat(inner, site) for _, inner, _, _ in moves):
                 # both operands go back to Mat: AutoTileMatmulL0 tiles only a matmul none of whose
@@ -125,27 +132,6 @@ def in_kernel(site: Site, info) -> bool:
         return True
     return any(isinstance(p, cst.With) and any((info.op(i.item) or "").rpartition(".")[2] in ("at", "incore", "auto_incore")
                                                for i in p.items) for p in site.parents)
-
-
-class SliceShape(Upgrade):
-    """`pl.slice(t, [n, 64], ...)` in a kernel with `n` a runtime scalar: tile.slice needs every
-    shape element at compile time now (InitMemRef allocates it); the valid part goes elsewhere."""
-
-    flags_only = True
-
-    def scan(self, site: Site) -> None:
-        for call, op in self.calls(site, "slice"):
-            base = self.info.type_of(argument(call, 0, "input") or argument(call, 0, "tile"), site.env) if call.args else None
-            if base is None or not (base.kind == TILE or (base.kind == TENSOR and in_kernel(site, self.info))):
-                continue
-            shape = argument(call, 1, "shape")
-            if not isinstance(shape, (cst.List, cst.Tuple)):
-                continue
-            for i, element in enumerate(shape.elements):
-                t = self.info.type_of(element.value, site.env)
-                if t.kind == SCALAR and t.dtype != "const":
-                    self.flag(site, self.params.get("message", "").format(op=op, index=i, element=self.text(element.value)))
-                    break
 
 
 ELEMENTWISE_BINARY = ("add", "sub", "mul", "div", "maximum", "minimum")

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from .upgrade_chunk import AutoChunk
-from .upgrade_cube import L0Operand, ShapeMismatch, SliceShape
+from .upgrade_cube import L0Operand, ShapeMismatch
 from .upgrade_typed import (AxisReduction, BoolCondition, FlatOffset, IndexOperand, RemScratch,
                             RowScratch, SameDtypeCast, SelScratch)
 from .upgrade_flags import DropKeyword, TensorLayout, UpgradeFlag
 from .upgrade_rebind import RebindNewType
 from .upgrade_silent import LogicalNot, OutParams, SubscriptKeepRank
 from .upgrade_yield import YieldBinding
+from .upgrade_acc import AccBranchMerge
+from .upgrade_ksplit import TensorKSplit
+from .upgrade_slices import SliceBound, SliceFullRank
 
 KINDS = {
     "upgrade-subscript-keep-rank": SubscriptKeepRank,
@@ -29,7 +32,10 @@ KINDS = {
     "keyword-drop": DropKeyword,
     "upgrade-tensor-layout": TensorLayout,
     "upgrade-l0-operand": L0Operand,
-    "upgrade-slice-shape": SliceShape,
+    "upgrade-slice-shape": SliceBound,
     "upgrade-shape-mismatch": ShapeMismatch,
     "upgrade-yield-binding": YieldBinding,
+    "upgrade-slice-full-rank": SliceFullRank,
+    "upgrade-acc-branch-merge": AccBranchMerge,
+    "upgrade-tensor-k-split": TensorKSplit,
 }

@@ -1,0 +1,196 @@
+"""K split by hand for a matmul of fewer than 16 rows whose right operand overflows L0B (2026-08).
+
+AutoTileMatmulL0 tiles a matmul's K only from M = 16 up (measured at e2d0f78ae: M = 4 with a
+[512, 128] BF16 right operand stops the pipeline, "Right buffer usage (131072 bytes) exceeds
+platform limit (65536 bytes)"; M = 16 passes). Below that the K loop is written out: the first K
+chunk is a matmul, the others matmul_acc into it (the cube's accumulator, FP32, as one matmul
+accumulates), each chunk small enough for L0A/L0B. The right operand's chunks are read from where
+it was read (its `pl.load` / `pl.slice` at the summed offset), not cut from a whole copy: a
+[512, 512] BF16 operand alone fills Mat. `plan` decides; `KSplit.apply` writes it.
+
+Two forms: tile level (`pl.matmul(pl.move(a, Left), pl.move(b, Right))`, b loaded into Mat)
+and tensor level in a kernel (`pl.matmul(a, b)`, b a `pl.slice` of a Tensor).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ...model.values import TENSOR
+from ...syntax.nodes import code, statements
+from ...syntax.traversal import walk
+from .upgrade_base import Upgrade, argument, keyword, positional
+from .upgrade_cube import MIN_L0_DIM, in_kernel
+from .upgrade_infer import Site, number
+
+LEFT, RIGHT, MAT = ("pl.MemorySpace.Left", "pl.MemorySpace.Right", "pl.MemorySpace.Mat")
+
+
+@dataclass
+class Plan:
+    tile: bool  # the tile-level form (moves into Left/Right) or the tensor-level one
+    lhs: str  # the left operand as written (a name, or an expression to hoist)
+    lhs_is_name: bool
+    source: str  # the tensor the right operand was read from
+    row: str  # and at which offsets
+    col: str
+    m: str
+    k: str
+    n: str
+    splits: int
+    dtype: str = "FP32"
+
+
+def plan(up: Upgrade, call: cst.Call, site: Site, tile: bool) -> Plan | None:
+    """The K split of `call`, or None where it is not needed or not known to be right."""
+    args = positional(call)
+    fp32 = keyword(call, "out_dtype")
+    if fp32 is not None and (tile or code(fp32.value).rpartition(".")[2] != "FP32"):
+        return None
+    if len(args) != 2 or any(a.keyword is not None and a is not fp32 for a in call.args):
+        return None  # transposes, other output dtypes: not split by hand here
+    lhs, rhs = args[0].value, args[1].value
+    if tile:
+        lhs, rhs = _moved(up, lhs, "Left"), _moved(up, rhs, "Right")
+        if lhs is None or rhs is None:
+            return None
+    elif not (in_kernel(site, up.info) and isinstance(lhs, cst.Name)):
+        return None
+    if not isinstance(rhs, cst.Name):
+        return None
+    a, b = up.info.type_of(lhs, site.env), up.info.type_of(rhs, site.env)
+    if not (a.shape and b.shape and len(a.shape) == len(b.shape) == 2 and a.dtype == b.dtype):
+        return None
+    if not tile and (a.kind != TENSOR or b.kind != TENSOR):
+        return None
+    m, k, k2, n = (number(d, up.info, site.function) for d in (*a.shape, *b.shape))
+    size = up.api.dtype_bytes.get(b.dtype)
+    limits = up.api.memory_limits
+    if None in (m, k, k2, n, size) or k != k2 or m >= MIN_L0_DIM or "Right" not in limits or k * n * size <= limits["Right"]:
+        return None
+    splits = next((s for s in (2, 4, 8, 16, 32) if k % s == 0 and k // s >= 16 and (k // s) * n * size <= limits["Right"]
+                   and m * (k // s) * size <= limits.get("Left", 1 << 62)), None)
+    read = _read(up, rhs, site, tile, a.shape[1], b.shape[1])
+    if splits is None or read is None:
+        return None
+    if tile and not isinstance(lhs, cst.Name) and not _mat(up, lhs):
+        return None
+    if tile and isinstance(lhs, cst.Name) and not _mat_name(up, lhs, site):
+        return None
+    return Plan(tile, code(lhs), isinstance(lhs, cst.Name), *read, a.shape[0], a.shape[1], b.shape[1], splits,
+                "FP32" if fp32 is not None else a.dtype)
+
+
+def apply(up: Upgrade, call: cst.Call, site: Site, p: Plan) -> None:
+    acc, kk = up.fresh(site, "acc_k"), up.fresh(site, "kk")
+    lines = []
+    lhs = p.lhs
+    if not p.lhs_is_name:
+        lhs = up.fresh(site, "lhs_k")
+        lines.append(f"{lhs} = {p.lhs}")
+    chunk = f"{p.k if p.k.isidentifier() or p.k.isdigit() else f'({p.k})'} // {p.splits}"
+
+    def operands(step: str) -> str:
+        at = f"{step} * ({chunk})" if step else "0"
+        row = f"{p.row} + {at}" if step else p.row
+        if p.tile:
+            left = f"pl.move(pl.slice({lhs}, [{p.m}, {chunk}], [0, {at}]), target_memory={LEFT})"
+            right = f"pl.move(pl.load({p.source}, [{row}, {p.col}], [{chunk}, {p.n}], target_memory={MAT}), target_memory={RIGHT})"
+        else:
+            left = f"pl.slice({lhs}, [{p.m}, {chunk}], [0, {at}])"
+            right = f"pl.slice({p.source}, [{chunk}, {p.n}], [{row}, {p.col}])"
+        return f"{left}, {right}"
+
+    first = f"pl.matmul({operands('')})" if p.tile else f"pl.matmul({operands('')}, out_dtype=pl.FP32)"
+    lines += [f"{acc} = {first}",
+              f"for {kk} in pl.range(1, {p.splits}):",
+              f"    {acc} = pl.matmul_acc({acc}, {operands(kk)})"]
+    up.before(site, up.pl("\n".join(lines)))
+    if p.tile or p.dtype == "FP32":
+        up.rewrite(call, lambda new: cst.Name(acc))
+    else:
+        # a tensor matmul of half-precision operands is of their dtype (measured at c39fe714a and
+        # e2d0f78ae): the FP32 accumulation is rounded once, as the cube does on its way out
+        up.rewrite(call, lambda new: up.expr(f"pl.cast({acc}, target_type=pl.{p.dtype})"))
+
+
+def _moved(up: Upgrade, node, space: str):
+    """`pl.move(x, target_memory=<space>)`: x."""
+    if not isinstance(node, cst.Call) or (up.info.op(node) or "").rpartition(".")[2] != "move":
+        return None
+    mem = keyword(node, "target_memory")
+    if mem is None or code(mem.value).rpartition(".")[2] != space:
+        return None
+    return argument(node, 0, "tile")
+
+
+def _mat(up: Upgrade, node) -> bool:
+    mem = keyword(node, "target_memory") if isinstance(node, cst.Call) else None
+    return mem is not None and code(mem.value).rpartition(".")[2] == "Mat" and (
+        up.info.op(node) or "").rpartition(".")[2] in ("load", "move")
+
+
+def _mat_name(up: Upgrade, name: cst.Name, site: Site) -> bool:
+    values = [n.value for n in walk(site.function) if isinstance(n, cst.Assign)
+              and any(isinstance(t.target, cst.Name) and t.target.value == name.value for t in n.targets)]
+    return bool(values) and all(_mat(up, v) for v in values)
+
+
+def _read(up: Upgrade, rhs: cst.Name, site: Site, tile: bool, k: str, n: str):
+    """(tensor, row, col) the right operand was read from: its one definition in the block before the
+    matmul, `pl.load(t, [r, c], [K, N], Mat)` or `pl.slice(t, [K, N], [r, c])`, with nothing
+    it names rebound in between."""
+    parent = site.parents[-1] if site.parents else site.function
+    body = statements(parent)
+    at = next((i for i, s in enumerate(body) if s is site.statement), None)
+    if at is None:
+        return None
+    for i in range(at - 1, -1, -1):
+        s = body[i]
+        small = s.body[0] if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1 else None
+        bound = {n.value for t in (small.targets if isinstance(small, cst.Assign) else ())
+                 for n in walk(t.target) if isinstance(n, cst.Name)}
+        if not isinstance(s, cst.SimpleStatementLine):
+            bound = {n.value for n in walk(s) if isinstance(n, cst.Name)}  # a nested block may rebind anything
+        if rhs.value not in bound:
+            continue
+        if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.value, cst.Call)):
+            return None
+        value = small.value
+        op = (up.info.op(value) or "").rpartition(".")[2]
+        if tile and op == "load" and _mat(up, value):
+            offsets, shape = argument(value, 1, "offsets"), argument(value, 2, "shapes")
+        elif not tile and op == "slice":
+            offsets, shape = argument(value, 2, "offset"), argument(value, 1, "shape")
+        else:
+            return None
+        source = argument(value, 0, "tensor")
+        if not (isinstance(offsets, (cst.List, cst.Tuple)) and isinstance(shape, (cst.List, cst.Tuple))
+                and len(offsets.elements) == 2 and len(shape.elements) == 2 and isinstance(source, cst.Name)):
+            return None
+        if code(shape.elements[0].value) != k and number(f"({code(shape.elements[0].value)}) - ({k})", up.info, site.function) != 0:
+            return None
+        if up.info.type_of(source, site.env).kind != TENSOR or keyword(value, "valid_shape") is not None:
+            return None
+        used = {x.value for x in walk(value) if isinstance(x, cst.Name)}
+        for between in body[i + 1:at]:
+            rebound = {x.value for t in walk(between) if isinstance(t, cst.AssignTarget) for x in walk(t.target)
+                       if isinstance(x, cst.Name)}
+            if not isinstance(between, cst.SimpleStatementLine) or rebound & used:
+                return None
+        return code(source), code(offsets.elements[0].value), code(offsets.elements[1].value)
+    return None
+
+
+class TensorKSplit(Upgrade):
+    """The tensor-level form: `pl.matmul(a, b)` in a kernel with M < 16 and b over L0B."""
+
+    def scan(self, site: Site) -> None:
+        for call, op in self.calls(site, "matmul"):
+            if op.startswith("tile."):
+                continue
+            split = plan(self, call, site, tile=False)
+            if split is not None:
+                apply(self, call, site, split)

@@ -1,0 +1,172 @@
+"""Slices of the 2026-08 step that the compiler rejects for their shape list, not their meaning.
+
+`upgrade-slice-full-rank`: a kernel's `pl.slice(t, [R, C], [i, j, r, c])` of a rank-4 Tensor
+said at 2026-03 "leading axes of size 1, dropped". At 2026-08 a slice in a kernel is a tile.load
+whose shape list must be full-rank ("requires offsets and shapes to have same number of
+dimensions"); the rank reduction is spelled `drop_dims=` (pypto #1343). The shape (and the
+valid shape) get the leading unit axes, and `drop_dims` names them: the result's type, and so
+everything downstream, is what it was.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ...model.values import SCALAR, TENSOR, TILE
+from ...syntax.traversal import walk
+from .upgrade_base import Upgrade, argument, keyword
+from .upgrade_cube import in_kernel
+from .upgrade_infer import Site, number
+from .upgrade_padding import padding_for, rest_of_block
+
+
+def _list_of(items: list[cst.BaseExpression]) -> cst.List:
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    return cst.List([cst.Element(v, comma=comma if i < len(items) - 1 else cst.MaybeSentinel.DEFAULT)
+                     for i, v in enumerate(items)])
+
+
+def _padded(node: cst.List | cst.Tuple, lead: int) -> cst.List:
+    return _list_of([cst.Integer("1")] * lead + [e.value for e in node.elements])
+
+
+class SliceFullRank(Upgrade):
+    """`pl.slice(t4, [R, C], [a, b, r, c])` in a kernel → `pl.slice(t4, [1, 1, R, C], [a, b, r, c],
+    drop_dims=[0, 1])`, valid_shape padded the same way."""
+
+    def scan(self, site: Site) -> None:
+        if not in_kernel(site, self.info):
+            return  # an orchestration tensor.slice still takes the short shape list
+        for call, op in self.calls(site, "slice", "view"):
+            if op.partition(".")[0] == "tile":
+                continue
+            source = argument(call, 0, "tensor") or argument(call, 0, "input")
+            shape, offset = argument(call, 1, "shape"), argument(call, 2, "offset")
+            if source is None or not all(isinstance(x, (cst.List, cst.Tuple)) for x in (shape, offset)):
+                continue
+            if keyword(call, "drop_dims") is not None:
+                continue
+            t = self.info.type_of(source, site.env)
+            if t.kind != TENSOR or not t.shape or len(offset.elements) != len(t.shape):
+                continue
+            lead = len(offset.elements) - len(shape.elements)
+            if lead <= 0:
+                continue
+            valid = keyword(call, "valid_shape")
+            if valid is not None and not (isinstance(valid.value, (cst.List, cst.Tuple))
+                                          and len(valid.value.elements) == len(shape.elements)):
+                self.flag(site, self.params.get("message", "").format(op=op))
+                continue
+            self.rewrite(call, lambda new, lead=lead: _full_rank(new, lead))
+
+
+def _full_rank(call: cst.Call, lead: int) -> cst.Call:
+    args = list(call.args)
+    positional = [i for i, a in enumerate(args) if a.keyword is None]
+    for i, a in enumerate(args):
+        is_shape = (a.keyword is None and len(positional) > 1 and i == positional[1]) or (
+            a.keyword is not None and a.keyword.value in ("shape", "valid_shape"))
+        if is_shape and isinstance(a.value, (cst.List, cst.Tuple)):
+            args[i] = a.with_changes(value=_padded(a.value, lead))
+    return call.with_changes(args=with_keyword(args, "drop_dims", _list_of([cst.Integer(str(d)) for d in range(lead)])))
+
+
+def with_keyword(args: list[cst.Arg], name: str, value: cst.BaseExpression) -> list[cst.Arg]:
+    """The arguments with `name=value` appended last (a trailing comma stays last)."""
+    args = list(args)
+    trailing = args[-1].comma if args else cst.MaybeSentinel.DEFAULT
+    if args:
+        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    eq = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+    keep = trailing if isinstance(trailing, cst.Comma) else cst.MaybeSentinel.DEFAULT
+    args.append(cst.Arg(value, keyword=cst.Name(name), equal=eq, comma=keep))
+    return args
+
+
+class SliceBound(Upgrade):
+    """`s = pl.slice(t, [1, n], [0, 0])` in a kernel with `n = pl.min(T, ...)` a runtime extent:
+    tile.slice needs a constant shape now (InitMemRef allocates it). The shape takes the bound T,
+    `n` goes to valid_shape=, and where the code after it reduces over the padding, the padding
+    is filled with the reduction's identity (`pl.fillpad`); where no bound or no fill is known
+    the line is flagged."""
+
+    def scan(self, site: Site) -> None:
+        for call, op in self.calls(site, "slice"):
+            base = self.info.type_of(argument(call, 0, "input") or argument(call, 0, "tile")
+                                     or argument(call, 0, "tensor"), site.env) if call.args else None
+            if base is None or not (base.kind == TILE or (base.kind == TENSOR and in_kernel(site, self.info))):
+                continue
+            shape = argument(call, 1, "shape")
+            if not isinstance(shape, (cst.List, cst.Tuple)):
+                continue
+            runtime = [(i, e.value) for i, e in enumerate(shape.elements)
+                       if (t := self.info.type_of(e.value, site.env)).kind == SCALAR and t.dtype != "const"]
+            if not runtime:
+                continue
+            how = self._bounded(site, call, base, shape, runtime)
+            if how is None:
+                i, element = runtime[0]
+                self.flag(site, self.params.get("message", "").format(op=op, index=i, element=self.text(element)))
+                continue
+            self.rewrite(call, how)
+
+    def _bounded(self, site: Site, call: cst.Call, base, shape, runtime):
+        """The rewrite, or None where a bound, the source's room or the padding is not known."""
+        if len(runtime) != 1 or len(shape.elements) != 2 or keyword(call, "valid_shape") is not None:
+            return None
+        axis, element = runtime[0]
+        bound = self._bound(element, site)
+        offset = argument(call, 2, "offset")
+        if bound is None or not isinstance(offset, (cst.List, cst.Tuple)) or len(offset.elements) != 2:
+            return None
+        room = number(base.shape[axis], self.info, site.function) if base.shape and len(base.shape) == 2 else None
+        start = number(self.text(offset.elements[axis].value), self.info, site.function)
+        limit = number(self.text(bound), self.info, site.function)
+        if room is None or start is None or limit is None or start + limit > room:
+            return None  # a window that may run off the source: a tile cannot clamp it
+        small = site.statement.body[0] if isinstance(site.statement, cst.SimpleStatementLine) else None
+        if not (isinstance(small, cst.Assign) and small.value is call and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)):
+            return None
+        known, fill = padding_for(small.targets[0].target.value, axis, rest_of_block(site), site.function, self.info)
+        if not known:
+            return None
+        return lambda new, axis=axis, bound=bound, fill=fill: self._static(new, axis, bound, fill)
+
+    def _bound(self, element, site: Site):
+        """The constant operand of `pl.min(C, x)`, the element itself or every assignment of its name."""
+        if isinstance(element, cst.Name):
+            values = []
+            for node in walk(site.function):
+                if isinstance(node, (cst.For, cst.AugAssign, cst.AnnAssign)) and element.value in {
+                        n.value for n in walk(node.target) if isinstance(n, cst.Name)}:
+                    return None
+                if isinstance(node, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == element.value
+                                                        for t in node.targets):
+                    values.append(node.value)
+            bounds = [self._bound(v, site) for v in values if not isinstance(v, cst.Name)]
+            if not bounds or None in bounds or len({self.text(b) for b in bounds}) != 1 or len(bounds) != len(values):
+                return None
+            return bounds[0]
+        if isinstance(element, cst.Call) and (self.info.op(element) or "") == "min":
+            args = [a.value for a in element.args if a.keyword is None]
+            consts = [a for a in args if number(self.text(a), self.info, site.function) is not None]
+            return consts[0] if len(args) == 2 and len(consts) == 1 else None
+        return None
+
+    def _static(self, call: cst.Call, axis: int, bound, fill: str | None):
+        args = list(call.args)
+        positional = [i for i, a in enumerate(args) if a.keyword is None]
+        at = positional[1] if len(positional) > 1 else next(i for i, a in enumerate(args) if a.keyword and a.keyword.value == "shape")
+        shape = args[at].value
+        runtime = [e.value for e in shape.elements]
+        static = list(runtime)
+        static[axis] = bound
+        args[at] = args[at].with_changes(value=_list_of(static))
+        new = call.with_changes(args=with_keyword(args, "valid_shape", _list_of(runtime)))
+        if fill is None:
+            return new
+        return cst.Call(self.expr("pl.fillpad"), args=[cst.Arg(new, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                  cst.Arg(self.expr(f"pl.PadValue.{fill}"), keyword=cst.Name("pad_value"),
+                          equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                                whitespace_after=cst.SimpleWhitespace("")))])
