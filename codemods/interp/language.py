@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from . import dtypes as D
-from . import more_ops
+from . import more_ops, stores
 from . import versions
 from .ops import Machine
 from .values import KernelError, Tile, kind
@@ -172,6 +172,7 @@ def build(machine: Machine) -> types.ModuleType:
     pl.tile = _namespace(m, "Tile", TILE_OPS)
     pl.tile.read = partial(_read, m, "tile.read")
     more_ops.install(pl, pl.tile, m)
+    stores.install(pl, m)
     if not m.strict:  # the old name of pl.tile, gone before the target version
         pl.block = pl.tile
     versions.install(pl, m)

@@ -9,6 +9,7 @@ from .upgrade_typed import (AxisReduction, BoolCondition, FlatOffset, IndexOpera
 from .upgrade_flags import DropKeyword, TensorLayout, UpgradeFlag
 from .upgrade_rebind import RebindNewType
 from .upgrade_silent import LogicalNot, OutParams, SubscriptKeepRank
+from .upgrade_stores import MixedStores
 
 KINDS = {
     "upgrade-subscript-keep-rank": SubscriptKeepRank,
@@ -28,6 +29,7 @@ KINDS = {
     "keyword-drop": DropKeyword,
     "upgrade-tensor-layout": TensorLayout,
     "upgrade-l0-operand": L0Operand,
+    "upgrade-mixed-stores": MixedStores,
     "upgrade-slice-shape": SliceShape,
     "upgrade-shape-mismatch": ShapeMismatch,
 }
