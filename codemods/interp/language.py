@@ -118,6 +118,7 @@ def build(machine: Machine) -> types.ModuleType:
         return call
 
     pl.program, pl.function = program, function
+    pl.jit = _jit(function)
     pl.inline = lambda fn: fn  # expanded at the call site: a plain call computes the same
 
     @contextlib.contextmanager
@@ -177,6 +178,20 @@ def build(machine: Machine) -> types.ModuleType:
         pl.block = pl.tile
     versions.install(pl, m)
     return pl
+
+
+def _jit(function):
+    """`@pl.jit` (an entry, run as an Opaque function of a program of its own) and
+    `@pl.jit.inline` (expanded at the call site: a plain call computes the same)."""
+    def jit(fn=None, **_):
+        if fn is None:
+            return jit
+        call = function(fn)
+        call.__pl_jit__ = True
+        return call
+
+    jit.inline = lambda fn=None, **_: (lambda f: f) if fn is None else fn
+    return jit
 
 
 def _namespace(m: Machine, kind: str, table: dict) -> types.SimpleNamespace:

@@ -10,6 +10,7 @@ from .upgrade_flags import DropKeyword, TensorLayout, UpgradeFlag
 from .upgrade_rebind import RebindNewType
 from .upgrade_silent import LogicalNot, OutParams, SubscriptKeepRank
 from .upgrade_stores import MixedStores
+from .upgrade_jitmeta import JitAliasMetadata
 
 KINDS = {
     "upgrade-subscript-keep-rank": SubscriptKeepRank,
@@ -30,6 +31,7 @@ KINDS = {
     "upgrade-tensor-layout": TensorLayout,
     "upgrade-l0-operand": L0Operand,
     "upgrade-mixed-stores": MixedStores,
+    "upgrade-jit-alias-metadata": JitAliasMetadata,
     "upgrade-slice-shape": SliceShape,
     "upgrade-shape-mismatch": ShapeMismatch,
 }
