@@ -11,6 +11,7 @@ from .upgrade_rebind import RebindNewType
 from .upgrade_silent import LogicalNot, OutParams, SubscriptKeepRank
 from .upgrade_stores import MixedStores
 from .upgrade_jitmeta import JitAliasMetadata
+from .upgrade_names import JitUndefinedAnnotation
 
 KINDS = {
     "upgrade-subscript-keep-rank": SubscriptKeepRank,
@@ -32,6 +33,7 @@ KINDS = {
     "upgrade-l0-operand": L0Operand,
     "upgrade-mixed-stores": MixedStores,
     "upgrade-jit-alias-metadata": JitAliasMetadata,
+    "upgrade-jit-undefined-annotation": JitUndefinedAnnotation,
     "upgrade-slice-shape": SliceShape,
     "upgrade-shape-mismatch": ShapeMismatch,
 }
