@@ -20,6 +20,7 @@ from .upgrade_base import Upgrade
 
 
 class JitUndefinedAnnotation(Upgrade):
+    flags_only = True  # it only asks a person
     def begin(self, ctx) -> None:
         super().begin(ctx)
         defined = _module_names(ctx.module)
