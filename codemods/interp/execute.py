@@ -101,12 +101,15 @@ def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
                                  f"{type(exc).__name__}: {exc} (choose other sizes with --set)") from exc
         else:
             program = next((v for v in namespace.values() if getattr(v, "__pl_program__", False)), None)
+        if program is None:
+            program = _jit_program(namespace)
     if program is None:
         raise SetupError(f"{path}: no @pl.program class (nor a builder function returning one)")
     unknown = [n for n in settings.sets if n not in module_names(tree) and (builder is None or n not in inspect.signature(namespace[builder]).parameters)]
     if unknown:
         raise SizeError(f"{path}: --set {', '.join(unknown)}: no module constant or builder parameter of that name")
-    functions = [name for name, v in vars(program).items() if getattr(v, "__pl_function__", False)]
+    functions = [name for name, v in vars(program).items()
+                 if getattr(v, "__pl_function__", False) or getattr(getattr(v, "__func__", None), "__pl_function__", False)]
     if not functions:
         raise SetupError(f"{path}: the program has no @pl.function")
     entry = getattr(program(), _entry(program, functions, called))
@@ -116,6 +119,15 @@ def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
             raise SetupError(f"{path}: parameter {name} has no pl.Tensor or pl.Scalar annotation to make an input from")
         specs[name] = param.annotation
     return Program(entry, specs, machine)
+
+
+def _jit_program(namespace: dict):
+    """A file of @pl.jit functions: the last one is the entry, as the compiler bridge takes it."""
+    entries = [(name, v) for name, v in namespace.items() if getattr(v, "__pl_jit__", False)]
+    if not entries:
+        return None
+    name, fn = entries[-1]
+    return type("JitProgram", (), {"__pl_program__": True, name: staticmethod(fn)})
 
 
 def _entry(program, functions: list[str], called: set[str]) -> str:

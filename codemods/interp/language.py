@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from . import dtypes as D
-from . import more_ops
+from . import more_ops, stores
 from . import versions
 from .ops import Machine
 from .values import KernelError, Tile, kind
@@ -118,6 +118,7 @@ def build(machine: Machine) -> types.ModuleType:
         return call
 
     pl.program, pl.function = program, function
+    pl.jit = _jit(function)
     pl.inline = lambda fn: fn  # expanded at the call site: a plain call computes the same
 
     @contextlib.contextmanager
@@ -172,10 +173,25 @@ def build(machine: Machine) -> types.ModuleType:
     pl.tile = _namespace(m, "Tile", TILE_OPS)
     pl.tile.read = partial(_read, m, "tile.read")
     more_ops.install(pl, pl.tile, m)
+    stores.install(pl, m)
     if not m.strict:  # the old name of pl.tile, gone before the target version
         pl.block = pl.tile
     versions.install(pl, m)
     return pl
+
+
+def _jit(function):
+    """`@pl.jit` (an entry, run as an Opaque function of a program of its own) and
+    `@pl.jit.inline` (expanded at the call site: a plain call computes the same)."""
+    def jit(fn=None, **_):
+        if fn is None:
+            return jit
+        call = function(fn)
+        call.__pl_jit__ = True
+        return call
+
+    jit.inline = lambda fn=None, **_: (lambda f: f) if fn is None else fn
+    return jit
 
 
 def _namespace(m: Machine, kind: str, table: dict) -> types.SimpleNamespace:

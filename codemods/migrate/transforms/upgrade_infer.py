@@ -278,7 +278,8 @@ def _call(call: cst.Call, env, info: Module) -> Val:
         return Val(TILE, codes(shapes) if shapes is not None else None, base.dtype)
     if name in ("create_tile", "create", "full", "create_tensor"):
         shape, dtype = _arg(call, 0, "shape"), _arg(call, 1, "dtype")
-        kind = TENSOR if name == "create_tensor" or family == "tensor" else TILE
+        # bare `pl.full` came after c39 as the unified op: a Tensor (tensor.full), in a kernel scope too
+        kind = TENSOR if name == "create_tensor" or family == "tensor" or (name == "full" and not family) else TILE
         return Val(kind, codes(shape) if shape is not None else None, attr_name(dtype) if dtype is not None else None)
     if name == "cast":
         target = _arg(call, 1, "target_type")

@@ -13,6 +13,9 @@ from .upgrade_yield import YieldBinding
 from .upgrade_acc import AccBranchMerge
 from .upgrade_ksplit import TensorKSplit
 from .upgrade_slices import SliceBound, SliceFullRank
+from .upgrade_stores import MixedStores
+from .upgrade_jitmeta import JitAliasMetadata
+from .upgrade_names import JitUndefinedAnnotation
 
 KINDS = {
     "upgrade-subscript-keep-rank": SubscriptKeepRank,
@@ -33,6 +36,9 @@ KINDS = {
     "upgrade-tensor-layout": TensorLayout,
     "upgrade-l0-operand": L0Operand,
     "upgrade-slice-shape": SliceBound,
+    "upgrade-mixed-stores": MixedStores,
+    "upgrade-jit-alias-metadata": JitAliasMetadata,
+    "upgrade-jit-undefined-annotation": JitUndefinedAnnotation,
     "upgrade-shape-mismatch": ShapeMismatch,
     "upgrade-yield-binding": YieldBinding,
     "upgrade-slice-full-rank": SliceFullRank,

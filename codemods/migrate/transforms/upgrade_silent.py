@@ -13,6 +13,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ...model.values import SCALAR, TENSOR, TILE
+from ...syntax.traversal import content, walk
 from .upgrade_base import Upgrade, after_2026_03, argument, positional
 from .upgrade_infer import Site, infer, is_int
 
@@ -178,6 +179,7 @@ class OutParams(Upgrade):
 
     def begin(self, ctx) -> None:
         self.directions: dict[str, dict[str, str]] = {}
+        self._open: set = set()
         super().begin(ctx)
         by_function: dict[cst.FunctionDef, list[Site]] = {}
         for site in self.info.sites:
@@ -238,7 +240,8 @@ class OutParams(Upgrade):
                         if isinstance(target, cst.Name):
                             targets.add(id(target))
                             if target.value in plain | outputs and not _view(small.value, self.info) and not any(
-                                    isinstance(n, cst.Name) and n.value == target.value and id(n) in destinations for n in site.own):
+                                    isinstance(n, cst.Name) and n.value == target.value and id(n) in destinations for n in site.own) \
+                                    and not self._handed_back(small.value, target.value):
                                 rebinds.append((site, target.value))
                         elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
                             written.add(target.value.value)
@@ -250,6 +253,31 @@ class OutParams(Upgrade):
         decided = {p: ("InOut" if p in read else "Out", "plain") for p in written & plain}
         decided.update({p: ("InOut", "Out-read") for p in declared_out & read})
         return decided
+
+    def _handed_back(self, value, name: str) -> bool:
+        """`p = f(..., p)`: does `f` hand back the buffer it was given as p (measured at e2d0f78ae:
+        an inline function writing through its parameter and returning it, or a reshape of it, writes
+        the caller's buffer, and the rebinding only names it again)? A function of another file is
+        taken to: passing the output in and rebinding it to the result is that idiom."""
+        if not isinstance(value, cst.Call) or self.info.op(value) is not None or not isinstance(value.func, cst.Name):
+            return False
+        func = next((f for f in self.info.functions if f.name.value == value.func.value), None)
+        params = [p.name.value for p in func.params.params if p.name.value != "self"] if func is not None else []
+        passed = [params[i] if i < len(params) else None for i, a in enumerate(positional(value))
+                  if isinstance(a.value, cst.Name) and a.value.value == name]
+        passed += [a.keyword.value for a in value.args
+                   if a.keyword is not None and isinstance(a.value, cst.Name) and a.value.value == name]
+        if not passed:
+            return False
+        if func is None:
+            return True
+        if func in self._open:
+            return False  # a recursive call: no proof
+        self._open.add(func)
+        try:
+            return any(q is not None and _returns_own(func, q, self.info, self._handed_back) for q in passed)
+        finally:
+            self._open.discard(func)
 
     def _writes(self, node):
         """(parameter name, argument node) of each tensor the call writes."""
@@ -275,6 +303,34 @@ class OutParams(Upgrade):
         for a in node.args:
             if a.keyword is not None and directions.get(a.keyword.value, "In") != "In" and isinstance(a.value, cst.Name):
                 yield a.value.value, a.value, directions[a.keyword.value] == "InOut"
+
+
+def _returns_own(func: cst.FunctionDef, param: str, info, handed_back) -> bool:
+    """Does every `return` of func hand back `param`'s buffer (the name, or a view or store chain of it)?"""
+    names = {param}
+    for node in _in_order(func):  # bindings in order of the text: views and stores of the buffer
+        if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            op = info.op(node.value)
+            args = positional(node.value) if isinstance(node.value, cst.Call) else []
+            kind = op.rpartition(".")[2] if op else ""
+            source = args[2].value if kind == "store" and len(args) > 2 else args[0].value if args else None
+            if kind in ("reshape", "slice", "view", "assemble", "store") and isinstance(source, cst.Name) \
+                    and source.value in names:
+                names.add(node.targets[0].target.value)
+            elif any(handed_back(node.value, n) for n in names):
+                names.add(node.targets[0].target.value)  # `p = g(..., p)` with g handing p back
+            else:
+                names.discard(node.targets[0].target.value)  # re-bound to a value of its own
+    returns = [n for n in walk(func) if isinstance(n, cst.Return)]
+    return bool(returns) and all(isinstance(r.value, cst.Name) and r.value.value in names for r in returns)
+
+
+def _in_order(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(content(n)))
 
 
 def _view(value, info) -> bool:
