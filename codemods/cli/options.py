@@ -70,7 +70,8 @@ def with_options(options):
 
 
 def settings_from(sets, inputs, seed=0, poison="garbage", defaults=None):
-    from ..interp.execute import Settings, SetupError, parse_input
+    from ..interp.execute import Settings, parse_input
+    from ..interp.sources import SetupError
 
     bounds = {}
     for text in inputs:

@@ -25,7 +25,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .installed import DEFAULT_TARGET, compilers, features, mismatch
+from ..rulebook.loading import DEFAULT_TARGET
+from .installed import compilers, features, mismatch
 from .ir_audit import StructureProblem
 from .memory_report import MemoryRecord
 
@@ -127,7 +128,8 @@ def compile_source(path: Path, text: str | None, stage: str = "parse", sets: dic
 
 def file_sets(text: str, defaults: dict[str, str] | None = None) -> dict[str, str]:
     """The sizes of the file's own `# pypto-migrate: verify --set ...` line (over `defaults`)."""
-    from ..interp.execute import Settings, SetupError
+    from ..interp.execute import Settings
+    from ..interp.sources import SetupError
 
     try:
         return Settings(defaults=(defaults or {}, {})).merged_over(text).sets

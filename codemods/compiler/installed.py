@@ -17,8 +17,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ..rulebook.loading import DEFAULT_TARGET  # noqa: F401  (the default of --target, for the bridge)
-
 ENV = "PYPTO_PYTHON"
 
 

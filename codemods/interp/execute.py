@@ -23,7 +23,7 @@ from . import dtypes as D
 from . import versions
 from .language import Spec, build, installed
 from .ops import Machine
-from .sources import SetupError, SizeError, builders, is_program, module_names, override_constants  # noqa: F401
+from .sources import SetupError, SizeError, builders, module_names, override_constants
 from .values import KernelError, Tensor, active, kind
 
 DIRECTIVE = re.compile(r"#\s*pypto-migrate:\s*verify\b(.*)$", re.M)

@@ -17,7 +17,8 @@ import numpy as np
 
 from ..rulebook.loading import ApiTable
 from . import execute
-from .execute import Settings, SetupError, SizeError
+from .execute import Settings
+from .sources import SetupError, SizeError
 from .ops import HEAD, OLD, STRICT, Machine
 from .values import KernelError
 

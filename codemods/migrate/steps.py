@@ -22,7 +22,7 @@ import difflib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from ..check.results import Edit, Finding, Result
+from ..check.results import Finding, Result
 from ..rulebook.loading import ApiTable, Rule, load_api, steps as all_steps
 
 
