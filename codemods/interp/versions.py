@@ -166,11 +166,29 @@ def install(pl, m) -> None:
                 delattr(pl.tile, name)
         pl.tile.maximums, pl.tile.minimums = pl.maximums, pl.minimums
         pl.tile.transpose_view = lambda t: Tile(t.data.T.copy(), t.space, t.kernel, None, t.name)
+        for ns in (pl, pl.tensor, pl.tile):
+            if hasattr(ns, "slice"):
+                ns.slice = _dropping(ns.slice)
     else:
         pl.sum = lambda x, axis=-1, keepdim=False: _axis_reduce(m, "sum", x, axis, keepdim)
         pl.max = lambda a, b=None, keepdim=False, axis=None: _max_min(m, max, "max", a, b, axis, keepdim)
         pl.min = lambda a, b=None, keepdim=False, axis=None: _max_min(m, min, "min", a, b, axis, keepdim)
         pl.tile.sum = pl.sum
+
+
+def _dropping(fn):
+    """2026-08 `slice(..., drop_dims=[0, ..])`: unit leading axes erased from the result (pypto
+    #1343), which is what a shape shorter than its offsets meant at 2026-03."""
+    def slice_(x, shape, offset, valid_shape=None, drop_dims=None):
+        if not drop_dims:
+            return fn(x, shape, offset, valid_shape)
+        drop = sorted(int(d) for d in drop_dims)
+        if drop != list(range(len(drop))) or any(int(shape[d]) != 1 for d in drop):
+            raise KernelError(f"drop_dims={drop}: only unit leading axes are modelled")
+        keep = slice(len(drop), None)
+        return fn(x, list(shape)[keep], offset, list(valid_shape)[keep] if valid_shape is not None else None)
+
+    return slice_
 
 
 def _at(m, auto_incore, incore):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ...model.values import SCALAR
-from .upgrade_base import Upgrade
+from .upgrade_base import Upgrade, argument, keyword
 from .upgrade_infer import Site
 
 FLOATS = ("FP32", "FP16", "BF16", "FP64", "FP8E4M3FN", "FP8E5M2")
@@ -57,3 +57,64 @@ def _hoisted(new: cst.If, name: str):
     bind = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], test)],
                                    leading_lines=new.leading_lines)
     return cst.FlattenSentinel([bind, new.with_changes(test=cst.Name(name), leading_lines=[])])
+
+
+class RankReducingSlice(Upgrade):
+    """`pl.slice(t3d, [R, C], [b, r, c])`: fewer shape than offset entries. At e2d0f78ae the load it
+    lowers to refuses it ("tile.load requires offsets and shapes to have same number of
+    dimensions"); the leading axes are given size 1 and dropped by name (`drop_dims=`, the
+    numpy-style rank reduction of pypto #1343), which keeps the result's rank and values."""
+
+    def scan(self, site: Site) -> None:
+        if not self._in_kernel(site):
+            return  # a tensor view in orchestration code keeps the old form (accepted, measured)
+        for call, _ in self.calls(site, "slice"):
+            shape, offset = argument(call, 1, "shape"), argument(call, 2, "offset")
+            if not isinstance(shape, cst.List) or not isinstance(offset, cst.List) or keyword(call, "drop_dims"):
+                continue
+            extra = len(offset.elements) - len(shape.elements)
+            source = self.info.type_of(argument(call, 0, "input"), site.env)
+            if extra <= 0 or source.shape is None or len(source.shape) != len(offset.elements):
+                continue
+            valid = argument(call, 3, "valid_shape")
+            self.rewrite(call, lambda new, k=extra: _keep_rank(new, k))
+            if valid is not None and not (isinstance(valid, cst.List) and len(valid.elements) == len(shape.elements)):
+                self.flag(site, "a rank-reducing slice's valid_shape is not a list of its shape's length: "
+                                "give it the dropped axes too")
+
+    def _in_kernel(self, site: Site) -> bool:
+        if site.ftype not in ("Opaque", "Orchestration", "jit", None):
+            return True  # an InCore (AIC/AIV) function is a kernel throughout
+        return any(isinstance(p, cst.With) and any(_scope(i, self.info) in KERNEL_SCOPES for i in p.items)
+                   for p in site.parents)
+
+
+KERNEL_SCOPES = ("at", "incore", "auto_incore")
+
+
+def _scope(item, info) -> str:
+    call = item.item
+    return (info.op(call) or "").rpartition(".")[2] if isinstance(call, cst.Call) else ""
+
+
+def _keep_rank(call: cst.Call, k: int) -> cst.Call:
+    def widen(node):
+        ones = [cst.Element(cst.Integer("1"), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                for _ in range(k)]
+        return node.with_changes(elements=[*ones, *node.elements]) if isinstance(node, cst.List) else node
+
+    args = []
+    for i, a in enumerate(call.args):
+        name = a.keyword.value if a.keyword is not None else ("input", "shape", "offset", "valid_shape")[min(i, 3)]
+        args.append(a.with_changes(value=widen(a.value)) if name in ("shape", "valid_shape") else a)
+    drop = cst.parse_expression(f"[{', '.join(str(i) for i in range(k))}]")
+    return append_kw(call.with_changes(args=args), "drop_dims", drop)
+
+
+def append_kw(call: cst.Call, name: str, value) -> cst.Call:
+    args = list(call.args)
+    last = args[-1]
+    args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    args.append(cst.Arg(value, keyword=cst.Name(name), equal=cst.AssignEqual(
+        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))))
+    return call.with_changes(args=args)

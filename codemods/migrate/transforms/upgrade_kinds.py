@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .upgrade_chunk import AutoChunk
-from .upgrade_cond import FloatCondition
+from .upgrade_cond import FloatCondition, RankReducingSlice
 from .upgrade_cube import L0Operand, ShapeMismatch, SliceShape
 from .upgrade_typed import (AxisReduction, BoolCondition, FlatOffset, IndexOperand, RemScratch,
                             RowScratch, SameDtypeCast, SelScratch)
@@ -22,6 +22,7 @@ KINDS = {
     "upgrade-row-scratch": RowScratch,
     "upgrade-bool-condition": BoolCondition,
     "upgrade-float-condition": FloatCondition,
+    "upgrade-rank-reducing-slice": RankReducingSlice,
     "upgrade-index-operand": IndexOperand,
     "upgrade-sel-scratch": SelScratch,
     "upgrade-flat-offset": FlatOffset,
