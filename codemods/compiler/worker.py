@@ -25,7 +25,8 @@ from pathlib import Path
 from . import head
 
 MODULE_NAME = "pypto_migrate_compiled_kernel"
-_SOURCE_AT = re.compile(r"\bat (?P<file>/\S+?\.py):(?P<line>\d+):(?P<col>\d+)")
+# "... at /x.py:12:4" (a C++ check) or "... [/x.py:12:4]" (a pass's ValueError, e.g. LegalizeTileCast)
+_SOURCE_AT = re.compile(r"(?:\bat |\[)(?P<file>/\S+?\.py):(?P<line>\d+):(?P<col>\d+)")
 _TRACEBACK_LINE = re.compile(r"^\s*(C\+\+ Traceback|File \".*\", line \d+|Traceback \(most recent call last\))")
 
 
