@@ -67,3 +67,13 @@ def test_the_old_meaning_is_kept_by_the_2026_03_profile():
     for name in SILENT:
         before = (f"before/{name}", _read("before", name))
         assert verify(before, before, Settings(), load_api(), "2026-03").code == EQUIVALENT, name
+
+
+def test_an_output_written_in_part_is_inout_because_out_would_lose_the_rest():
+    """e2d0f78ae's guide: an `Out` parameter is not copied in. `head` is written in its first 8
+    rows of 16; as `Out` its other rows would come back as garbage, so the rule makes it InOut."""
+    after = _read("after", "partial_outputs.py")
+    assert "head: pl.InOut[" in after and "out: pl.Out[" in after
+    before = ("before/partial_outputs.py", _read("before", "partial_outputs.py"))
+    as_out = ("as_out.py", after.replace("head: pl.InOut[", "head: pl.Out["))
+    assert verify(before, as_out, Settings(), load_api(), "2026-08").code == MISMATCH

@@ -20,6 +20,9 @@ class Val:
     shape: tuple[str, ...] | None = None
     dtype: str | None = None
     space: str | None = None
+    # a [1, 1] tile's block layout at 2026-08 ("row_major"/"col_major"), where the upgrade
+    # inference knows it: part of the type the compiler compares on a re-binding
+    layout: str | None = None
 
     def but(self, **changes) -> "Val":
         return replace(self, **changes)

@@ -2,8 +2,8 @@
 keyword the parser refuses dropped).
 
 `upgrade-flag` flags calls of the ops its record names (`ops`, by full name or last part),
-optionally only where a keyword is passed (`keywords`) or a number of positional arguments
-(`positional`); `upgrade-tensor-layout` flags `pl.Tensor[..., pl.DN]` / `pl.NZ` annotations;
+optionally only where a keyword is passed (`keywords`), names one of some members (`values`),
+or a number of positional arguments (`positional`); `upgrade-tensor-layout` flags `pl.Tensor[..., pl.DN]` / `pl.NZ` annotations;
 `keyword-drop` drops a keyword the op no longer takes and flags it unless it said nothing.
 The message is the record's, with `{op}` and `{keyword}` filled in.
 """
@@ -41,7 +41,17 @@ class UpgradeFlag(Upgrade):
                 continue
             if any(keyword(node, k) is not None for k in self.params.get("absent", ())):
                 continue
+            if not self._values_match(node):
+                continue
             self.flag(site, self.message.format(op=op, keyword=used[0] if used else ""))
+
+    def _values_match(self, node) -> bool:
+        """`values = {keyword = [member, ...]}`: only where the keyword names one of the members."""
+        for name, members in self.params.get("values", {}).items():
+            given = keyword(node, name)
+            if given is None or not (isinstance(given.value, cst.Attribute) and given.value.attr.value in members):
+                return False
+        return True
 
     def _names(self, ctx) -> None:
         """Members used anywhere (annotations too): flagged at their statement."""

@@ -224,10 +224,45 @@ def _type(expr, env: dict[str, Val], info: Module) -> Val:
             return a
         return UNKNOWN_VAL
     if isinstance(expr, cst.Subscript):
-        return _subscript(expr, env, info)
+        return _laid_out(_subscript(expr, env, info), "row_major", info)
     if isinstance(expr, cst.Call):
-        return _call(expr, env, info)
+        return _laid_out(_call(expr, env, info), _layout(expr, env, info), info)
     return UNKNOWN_VAL
+
+
+# Measured at e2d0f78ae (python_print(explicit_layout=True)): a [1, 1] Vec tile is row_major when
+# created, sliced or reshaped, and col_major when loaded or made by a row reduction; a unary or
+# elementwise op, a cast and a move within Vec keep their first operand's layout. (Any other
+# shape has one layout whatever made it: [N, 1] col_major, [1, N] and wider row_major.)
+ROW_MAJOR_MAKERS = {"create_tile", "create", "full", "slice", "reshape"}
+COL_MAJOR_MAKERS = {"load", "row_sum", "row_max", "row_min"}
+
+
+def _layout(call: cst.Call, env, info: Module) -> str | None:
+    name = (info.op(call) or "").rpartition(".")[2]
+    if name in ROW_MAJOR_MAKERS:
+        return "row_major"
+    if name in COL_MAJOR_MAKERS:
+        return "col_major"
+    if name == "move":
+        given = _arg(call, 99, "blayout")
+        if given is not None:
+            return attr_name(given)
+        space = _arg(call, 1, "target_memory")
+        if space is not None and attr_name(space) != "Vec":
+            return None
+    if name in ELEMENTWISE or name == "cast":
+        first = _arg(call, 0, "") if call.args else None
+        return _type(first, env, info).layout if first is not None else None
+    return None
+
+
+def _laid_out(val: Val, layout: str | None, info: Module) -> Val:
+    """The value with its layout where the layout can differ between values of its type: a [1, 1] tile."""
+    square = val.kind == TILE and val.shape is not None and len(val.shape) == 2 and all(
+        number(d, info) == 1 for d in val.shape)
+    wanted = layout if square else None
+    return val if val.layout == wanted else val.but(layout=wanted)
 
 
 def _subscript(expr: cst.Subscript, env, info) -> Val:

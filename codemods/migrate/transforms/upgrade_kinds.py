@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .upgrade_chunk import AutoChunk
 from .upgrade_cube import L0Operand, ShapeMismatch
+from .upgrade_cond import FloatCondition
 from .upgrade_typed import (AxisReduction, BoolCondition, FlatOffset, IndexOperand, RemScratch,
                             RowScratch, SameDtypeCast, SelScratch)
 from .upgrade_flags import DropKeyword, TensorLayout, UpgradeFlag
@@ -27,6 +28,7 @@ KINDS = {
     "upgrade-rem-scratch": RemScratch,
     "upgrade-row-scratch": RowScratch,
     "upgrade-bool-condition": BoolCondition,
+    "upgrade-float-condition": FloatCondition,
     "upgrade-index-operand": IndexOperand,
     "upgrade-sel-scratch": SelScratch,
     "upgrade-flat-offset": FlatOffset,

@@ -48,6 +48,9 @@ class RebindNewType(Upgrade):
             if not self._differs(key, first[name]):
                 continue
             uses = self._reached(sites, i, name, key)
+            if uses is None and _only_layout(key, first[name]):
+                self._relayout(value, first[name][3])
+                continue
             if uses is None:
                 self.flag(site, f"`{name}` is re-bound to a {new.describe()}: e2d0f78ae refuses to change a name's "
                                 "type (\"Cannot reassign ... with a different type\"); give this value a name of its own")
@@ -60,9 +63,22 @@ class RebindNewType(Upgrade):
             for node in uses:
                 self.rewrite(node, lambda n, f=fresh: n.with_changes(value=f))
 
+    def _relayout(self, value, layout: str) -> None:
+        """A [1, 1] tile that cannot take a name of its own (a loop carries the name) is given the
+        name's layout instead: a reshape is a zero-copy row_major view, a move within Vec copies
+        into a col_major tile (both measured at e2d0f78ae; a [1, 1] tile holds one element, so
+        neither changes a value)."""
+        template = self.expr("pl.reshape(X, [1, 1])" if layout == "row_major" else
+                             "pl.move(X, target_memory=pl.MemorySpace.Vec, blayout=pl.TileLayout.col_major)")
+        self.rewrite(value, lambda n: template.with_changes(args=[template.args[0].with_changes(value=n),
+                                                                  *template.args[1:]]))
+
     def _differs(self, a, b) -> bool:
-        """Provably another type: kind, dtype or rank differ, or a dimension both sides know as a number."""
+        """Provably another type: kind, dtype, rank or a known layout differ, or a dimension both
+        sides know as a number."""
         if a[0] != b[0] or a[2] != b[2] or len(a[1]) != len(b[1]):
+            return True
+        if None not in (a[3], b[3]) and a[3] != b[3]:
             return True
         for x, y in zip(a[1], b[1]):
             m, n = number(x, self.info, self._func), number(y, self.info, self._func)
@@ -106,15 +122,19 @@ class RebindNewType(Upgrade):
 
 
 def _key(val):
-    """What the compiler compares on a re-binding: a Tile's or Tensor's kind, shape and dtype, a
-    Scalar's dtype (INDEX and INT32 are two types to it); None where the inference does not know."""
+    """What the compiler compares on a re-binding: a Tile's or Tensor's kind, shape, dtype and
+    (for a [1, 1] tile) layout, a Scalar's dtype (INDEX and INT32 are two types to it); None where the inference does not know."""
     if val.dtype is None:
         return None
     if val.kind == SCALAR:
-        return (SCALAR, (), val.dtype)
+        return (SCALAR, (), val.dtype, None)
     if val.kind in (TENSOR, TILE) and val.shape is not None:
-        return (val.kind, val.shape, val.dtype)
+        return (val.kind, val.shape, val.dtype, val.layout)
     return None
+
+
+def _only_layout(a, b) -> bool:
+    return a[:3] == b[:3] and None not in (a[3], b[3]) and a[3] != b[3]
 
 
 def _bound_before(sites, k: int, name: str, loop) -> bool:

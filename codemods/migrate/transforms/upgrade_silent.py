@@ -14,7 +14,8 @@ import libcst as cst
 
 from ...model.values import SCALAR, TENSOR, TILE
 from ...syntax.traversal import content, walk
-from .upgrade_base import Upgrade, after_2026_03, argument, positional
+from .upgrade_base import Upgrade, after_2026_03, argument, keyword, positional
+from .upgrade_cover import covers, covers_subscript
 from .upgrade_infer import Site, infer, is_int
 
 SPACE = cst.SimpleWhitespace(" ")
@@ -219,14 +220,19 @@ class OutParams(Upgrade):
         declared_out = {p.name.value for p in func.params.params if p.annotation is not None
                         and self.info.ops.get(_head(p.annotation.annotation)) == "Out"}
         written: set[str] = set()
+        covered: set[str] = set()  # written whole by one write: Out keeps no element the caller passed
         read: set[str] = set()
         rebinds = []
         for site in sites:
             destinations = set()
+            written_here = set()  # handed to a write: the binding of its result is no rebind
             for node in site.own:
-                for param, arg, reads in self._writes(node):
+                for param, arg, reads, whole in self._writes(node, site, sites):
+                    written_here.add(id(arg))
                     if param in plain:
                         written.add(param)
+                        if whole:
+                            covered.add(param)
                     if not reads:
                         destinations.add(id(arg))
             targets = set()
@@ -240,17 +246,19 @@ class OutParams(Upgrade):
                         if isinstance(target, cst.Name):
                             targets.add(id(target))
                             if target.value in plain | outputs and not _view(small.value, self.info) and not any(
-                                    isinstance(n, cst.Name) and n.value == target.value and id(n) in destinations for n in site.own) \
+                                    isinstance(n, cst.Name) and n.value == target.value and id(n) in written_here for n in site.own) \
                                     and not self._handed_back(small.value, target.value):
                                 rebinds.append((site, target.value))
                         elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
                             written.add(target.value.value)
+                            if covers_subscript(site, self.info, target, sites):
+                                covered.add(target.value.value)
                             targets.add(id(target.value))
             for node in site.own:
                 if isinstance(node, cst.Name) and node.value in plain | declared_out and id(node) not in destinations | targets:
                     read.add(node.value)
         self._rebinds = {**getattr(self, "_rebinds", {}), func: rebinds}
-        decided = {p: ("InOut" if p in read else "Out", "plain") for p in written & plain}
+        decided = {p: ("InOut" if p in read or p not in covered else "Out", "plain") for p in written & plain}
         decided.update({p: ("InOut", "Out-read") for p in declared_out & read})
         return decided
 
@@ -279,17 +287,18 @@ class OutParams(Upgrade):
         finally:
             self._open.discard(func)
 
-    def _writes(self, node):
-        """(parameter name, argument node) of each tensor the call writes."""
+    def _writes(self, node, site, sites):
+        """(parameter name, argument node, read too, written whole) of each tensor the call writes."""
         if not isinstance(node, cst.Call):
             return
         op = self.info.op(node)
         if op is not None:
-            where = WRITES.get(op.rpartition(".")[2])
+            name = op.rpartition(".")[2]
+            where = WRITES.get(name)
             if where is not None:
                 arg = argument(node, *where)
                 if isinstance(arg, cst.Name):
-                    yield arg.value, arg, False
+                    yield arg.value, arg, False, self._whole(node, name, arg.value, site, sites)
             return
         callee = node.func.attr.value if isinstance(node.func, cst.Attribute) else node.func.value if isinstance(node.func, cst.Name) else None
         directions = self.directions.get(callee)
@@ -299,10 +308,19 @@ class OutParams(Upgrade):
         params = [p.name.value for p in func.params.params if p.name.value != "self"]
         for i, a in enumerate(positional(node)):
             if i < len(params) and directions.get(params[i], "In") != "In" and isinstance(a.value, cst.Name):
-                yield a.value.value, a.value, directions[params[i]] == "InOut"
+                yield a.value.value, a.value, directions[params[i]] == "InOut", directions[params[i]] == "Out"
         for a in node.args:
             if a.keyword is not None and directions.get(a.keyword.value, "In") != "In" and isinstance(a.value, cst.Name):
-                yield a.value.value, a.value, directions[a.keyword.value] == "InOut"
+                yield a.value.value, a.value, directions[a.keyword.value] == "InOut", directions[a.keyword.value] == "Out"
+
+    def _whole(self, call, name: str, param: str, site, sites) -> bool:
+        if keyword(call, "atomic") is not None or (name == "store" and argument(call, 3, "shapes") is not None):
+            return False  # an accumulation reads what is there; a narrowed store writes less than its tile
+        if name == "store":
+            return covers(site, self.info, argument(call, 0, "tile"), argument(call, 1, "offsets"), param, sites)
+        if name == "assemble":
+            return covers(site, self.info, argument(call, 1, "source"), argument(call, 2, "offset"), param, sites)
+        return False
 
 
 def _returns_own(func: cst.FunctionDef, param: str, info, handed_back) -> bool:
