@@ -40,6 +40,13 @@ class Upgrade:
     def interest(self, ctx):
         return self.decisions.keys()
 
+    def sites_by_function(self) -> dict[cst.FunctionDef, list[Site]]:
+        """Each pl function's statements, in order: what kinds that reason about a whole body read."""
+        grouped: dict[cst.FunctionDef, list[Site]] = {}
+        for site in self.info.sites:
+            grouped.setdefault(site.function, []).append(site)
+        return grouped
+
     # -- decisions -----------------------------------------------------------------------
     def rewrite(self, node: cst.CSTNode, how: Rewrite) -> None:
         self.decisions[node] = how
@@ -88,6 +95,18 @@ class Upgrade:
     leave_Call = leave_Subscript = leave_UnaryOperation = leave_Annotation = leave_Name = _leave
     leave_If = leave_While = leave_With = leave_For = leave_SimpleStatementLine = leave_Assign = _leave
     leave_Integer = leave_Comparison = leave_BinaryOperation = leave_Attribute = leave_SubscriptElement = _leave
+
+
+def binding(statement) -> tuple[str | None, cst.BaseExpression | None]:
+    """`x = value` or `x: T = value` alone on its line: (x, value); else (None, None)."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None, None
+    small = statement.body[0]
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+        return small.targets[0].target.value, small.value
+    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
+        return small.target.value, small.value
+    return None, None
 
 
 def positional(call: cst.Call) -> list[cst.Arg]:

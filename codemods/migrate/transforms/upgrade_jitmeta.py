@@ -19,7 +19,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ...syntax.traversal import walk
-from .upgrade_base import Upgrade, positional
+from .upgrade_base import Upgrade, binding, positional
 
 TRACKED = ("create_tensor", "slice", "reshape", "window")  # the binders the jit specializer follows
 WRITES = ("write", "tensor.write", "assemble", "tensor.assemble", "store", "tile.store")
@@ -41,11 +41,11 @@ class JitAliasMetadata(Upgrade):
     def _function(self, sites) -> None:
         bound = {}
         for i, site in enumerate(sites):
-            name, value = _binding(site.statement)
+            name, value = binding(site.statement)
             if name is not None:
                 bound.setdefault(name, []).append((i, value))
         for i, site in enumerate(sites):
-            x, y = _binding(site.statement)
+            x, y = binding(site.statement)
             if x is None or not isinstance(y, cst.Name):
                 continue
             source = self._pure_full(y.value, i, bound)
@@ -90,7 +90,7 @@ class JitAliasMetadata(Upgrade):
                 if isinstance(node, cst.Call) and self.info.op(node) is None and isinstance(node.func, cst.Name) \
                         and any(isinstance(a.value, cst.Name) and a.value.value == name for a in node.args):
                     return j
-            rebound, value = _binding(sites[j].statement)
+            rebound, value = binding(sites[j].statement)
             if rebound == name and not (isinstance(value, cst.Call) and self._kept(value)):
                 return None
         return None
@@ -118,13 +118,3 @@ class JitAliasMetadata(Upgrade):
     def _used_after(self, sites, at: int, name: str) -> bool:
         return any(isinstance(n, cst.Name) and n.value == name for site in sites[at:] for n in site.own)
 
-
-def _binding(statement):
-    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
-        return None, None
-    small = statement.body[0]
-    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-        return small.targets[0].target.value, small.value
-    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
-        return small.target.value, small.value
-    return None, None

@@ -13,16 +13,14 @@ from __future__ import annotations
 import libcst as cst
 
 from ...model.values import SCALAR, TENSOR, TILE
-from .upgrade_base import Upgrade
+from .upgrade_base import Upgrade, binding
 from .upgrade_infer import number
 
 
 class RebindNewType(Upgrade):
     def begin(self, ctx) -> None:
         super().begin(ctx)
-        by_function: dict[cst.FunctionDef, list] = {}
-        for site in self.info.sites:
-            by_function.setdefault(site.function, []).append(site)
+        by_function = self.sites_by_function()
         for sites in by_function.values():
             self._function(sites)
 
@@ -34,7 +32,7 @@ class RebindNewType(Upgrade):
         renamed: dict[tuple, str] = {}  # (name, type) -> the name values of that type take
         self._renamed_targets: set[int] = set()
         for i, site in enumerate(sites):
-            name, value = _binding(site.statement)
+            name, value = binding(site.statement)
             if name is None or i in self._renamed_targets:
                 continue
             new = self.info.type_of(value, site.env)
@@ -102,7 +100,7 @@ class RebindNewType(Upgrade):
                 end = j  # the block ended
                 break
             found.extend(n for n in site.own if isinstance(n, cst.Name) and n.value == name and not _is_target(site, n))
-            bound, value = _binding(site.statement)
+            bound, value = binding(site.statement)
             if bound == name and site.parents == here.parents:
                 return found  # re-bound in the same block: later uses are that binding's
             if bound == name:  # re-bound deeper (a loop, a branch): ours only if it keeps our type
@@ -116,7 +114,7 @@ class RebindNewType(Upgrade):
         for site in sites[end:]:  # after the block nothing may read it before binding it anew
             if _reads(site, name):
                 return None
-            if _binding(site.statement)[0] == name:
+            if binding(site.statement)[0] == name:
                 break
         return found
 
@@ -143,7 +141,7 @@ def _bound_before(sites, k: int, name: str, loop) -> bool:
     for site in reversed(sites[:k]):
         if loop not in site.parents:
             return False
-        if _binding(site.statement)[0] == name and read.parents[:len(site.parents)] == site.parents:
+        if binding(site.statement)[0] == name and read.parents[:len(site.parents)] == site.parents:
             return True
     return False
 
@@ -152,16 +150,6 @@ def _target(statement):
     small = statement.body[0]
     return small.targets[0].target if isinstance(small, cst.Assign) else small.target
 
-
-def _binding(statement):
-    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
-        return None, None
-    small = statement.body[0]
-    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-        return small.targets[0].target.value, small.value
-    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
-        return small.target.value, small.value
-    return None, None
 
 
 def _is_target(site, node) -> bool:

@@ -182,9 +182,7 @@ class OutParams(Upgrade):
         self.directions: dict[str, dict[str, str]] = {}
         self._open: set = set()
         super().begin(ctx)
-        by_function: dict[cst.FunctionDef, list[Site]] = {}
-        for site in self.info.sites:
-            by_function.setdefault(site.function, []).append(site)
+        by_function = self.sites_by_function()
         for func in self.info.functions:
             self.directions[func.name.value] = _declared(func, self.info.ops)
         for _ in range(4):  # a callee's decided directions make its callers' writes

@@ -36,9 +36,7 @@ _UNKNOWN = -1  # a constant trip count whose value this file does not say
 class MixedStores(Upgrade):
     def begin(self, ctx) -> None:
         super().begin(ctx)
-        by_function: dict[cst.FunctionDef, list] = {}
-        for site in self.info.sites:
-            by_function.setdefault(site.function, []).append(site)
+        by_function = self.sites_by_function()
         for sites in by_function.values():
             self._bindings = _bindings(sites, self.info)
             for scope in self._scopes(sites):
