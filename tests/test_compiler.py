@@ -253,3 +253,15 @@ def test_a_rejection_under_a_review_marker_is_excused():
     assert under_review_marker(text, 6)
     assert not under_review_marker(text, 1)
     assert not under_review_marker(text, 8), "a reviewed marker is a decision, not an open question"
+
+
+def test_a_marker_above_the_decorators_covers_the_def():
+    text = textwrap.dedent("""\
+        x = 1
+        # pypto-migrate: review PTO110: swap the dims
+        @pl.jit
+        def k(w: pl.Tensor[[4, 8], pl.FP32, pl.DN]):
+            return w
+    """)
+    assert under_review_marker(text, 4) and under_review_marker(text, 3)
+    assert not under_review_marker(text, 1)

@@ -47,9 +47,10 @@ def under_review_marker(text: str, line: int) -> bool:
     except SyntaxError:
         tree = None
     if tree is not None:
-        holding = [n for n in ast.walk(tree) if isinstance(n, ast.stmt) and n.lineno <= line <= (n.end_lineno or n.lineno)]
+        holding = [n for n in ast.walk(tree) if isinstance(n, ast.stmt) and _first_line(n) <= line <= (n.end_lineno or n.lineno)]
         if holding:
-            starts.add(max(n.lineno for n in holding))
+            innermost = max(holding, key=lambda n: n.lineno)
+            starts.update({innermost.lineno, _first_line(innermost)})
     for start in starts:
         if 1 <= start <= len(lines) and _open_marker(lines[start - 1]):
             return True
@@ -59,6 +60,12 @@ def under_review_marker(text: str, line: int) -> bool:
                 return True
             above -= 1
     return False
+
+
+def _first_line(node: ast.stmt) -> int:
+    """A decorated def starts at its first decorator: a marker above the decorators is the def's."""
+    decorators = getattr(node, "decorator_list", None) or []
+    return min([node.lineno, *(d.lineno for d in decorators)])
 
 
 def _open_marker(line: str) -> bool:
