@@ -339,6 +339,10 @@ def _call(call: cst.Call, env, info: Module) -> Val:
     if name in ("slice", "view"):
         shape = _arg(call, 1, "shape")
         return Val(base.kind, codes(shape) if shape is not None else None, base.dtype)
+    if name == "reshape" and base.kind in (TENSOR, TILE):
+        # the same elements under a new shape: kind, dtype and memory space are the input's
+        shape = _arg(call, 1, "shape")
+        return base.but(shape=codes(shape) if isinstance(shape, (cst.List, cst.Tuple)) else None, layout=None)
     if name in ("min", "max") and family == "" and base.kind == SCALAR:
         # a runtime operand makes the result a runtime value, whichever operand comes first
         others = [_type(a.value, env, info) for a in call.args[1:] if a.keyword is None]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ...model.values import TENSOR
-from ...syntax.nodes import code, statements
+from ...syntax.nodes import code, codes, statements
 from ...syntax.traversal import walk
 from .upgrade_base import Upgrade, argument, keyword, positional
 from .upgrade_cube import MIN_L0_DIM, in_kernel
@@ -34,8 +34,10 @@ class Plan:
     lhs: str  # the left operand as written (a name, or an expression to hoist)
     lhs_is_name: bool
     source: str  # the tensor the right operand was read from
-    row: str  # and at which offsets
-    col: str
+    offsets: tuple  # at which offsets (one per axis of the tensor)
+    shape: tuple  # the shape read (K on axis `k_axis`; leading 1s before [K, N] when reshaped)
+    k_axis: int
+    reshaped: bool  # `pl.reshape(pl.load(t, ..., [1, K, N], Mat), [K, N])`: each chunk is reshaped alike
     m: str
     k: str
     n: str
@@ -58,7 +60,7 @@ def plan(up: Upgrade, call: cst.Call, site: Site, tile: bool) -> Plan | None:
             return None
     elif not (in_kernel(site, up.info) and isinstance(lhs, cst.Name)):
         return None
-    if not isinstance(rhs, cst.Name):
+    if not isinstance(rhs, cst.Name) and not (tile and _reshaped_load(up, rhs)):
         return None
     a, b = up.info.type_of(lhs, site.env), up.info.type_of(rhs, site.env)
     if not (a.shape and b.shape and len(a.shape) == len(b.shape) == 2 and a.dtype == b.dtype):
@@ -72,7 +74,7 @@ def plan(up: Upgrade, call: cst.Call, site: Site, tile: bool) -> Plan | None:
         return None
     splits = next((s for s in (2, 4, 8, 16, 32) if k % s == 0 and k // s >= 16 and (k // s) * n * size <= limits["Right"]
                    and m * (k // s) * size <= limits.get("Left", 1 << 62)), None)
-    read = _read(up, rhs, site, tile, a.shape[1], b.shape[1])
+    read = _read(up, rhs, site, tile, a.shape[1], b.shape[1]) if isinstance(rhs, cst.Name) else _reshaped(up, rhs, site, b.shape)
     if splits is None or read is None:
         return None
     if tile and not isinstance(lhs, cst.Name) and not _mat(up, lhs):
@@ -94,13 +96,18 @@ def apply(up: Upgrade, call: cst.Call, site: Site, p: Plan) -> None:
 
     def operands(step: str) -> str:
         at = f"{step} * ({chunk})" if step else "0"
-        row = f"{p.row} + {at}" if step else p.row
+        offsets, shape = list(p.offsets), list(p.shape)
+        offsets[p.k_axis] = f"{offsets[p.k_axis]} + {at}" if step else offsets[p.k_axis]
+        shape[p.k_axis] = chunk
         if p.tile:
             left = f"pl.move(pl.slice({lhs}, [{p.m}, {chunk}], [0, {at}]), target_memory={LEFT})"
-            right = f"pl.move(pl.load({p.source}, [{row}, {p.col}], [{chunk}, {p.n}], target_memory={MAT}), target_memory={RIGHT})"
+            read = f"pl.load({p.source}, [{', '.join(offsets)}], [{', '.join(shape)}], target_memory={MAT})"
+            if p.reshaped:
+                read = f"pl.reshape({read}, [{chunk}, {p.n}])"
+            right = f"pl.move({read}, target_memory={RIGHT})"
         else:
             left = f"pl.slice({lhs}, [{p.m}, {chunk}], [0, {at}])"
-            right = f"pl.slice({p.source}, [{chunk}, {p.n}], [{row}, {p.col}])"
+            right = f"pl.slice({p.source}, [{', '.join(shape)}], [{', '.join(offsets)}])"
         return f"{left}, {right}"
 
     first = f"pl.matmul({operands('')})" if p.tile else f"pl.matmul({operands('')}, out_dtype=pl.FP32)"
@@ -180,8 +187,37 @@ def _read(up: Upgrade, rhs: cst.Name, site: Site, tile: bool, k: str, n: str):
                        if isinstance(x, cst.Name)}
             if not isinstance(between, cst.SimpleStatementLine) or rebound & used:
                 return None
-        return code(source), code(offsets.elements[0].value), code(offsets.elements[1].value)
+        return code(source), codes(offsets), (k, n), 0, False
     return None
+
+
+def _reshaped_load(up: Upgrade, node) -> bool:
+    """`pl.reshape(pl.load(t, offsets, shape, target_memory=Mat), new_shape)`, the load plain."""
+    if not (isinstance(node, cst.Call) and (up.info.op(node) or "").rpartition(".")[2] == "reshape"
+            and len(node.args) == 2):
+        return False
+    inner = argument(node, 0, "input")
+    return (isinstance(inner, cst.Call) and (up.info.op(inner) or "").rpartition(".")[2] == "load" and _mat(up, inner)
+            and all(a.keyword is None or a.keyword.value in ("tensor", "offsets", "shapes", "target_memory")
+                    for a in inner.args))
+
+
+def _reshaped(up: Upgrade, rhs: cst.Call, site: Site, kn: tuple):
+    """(tensor, offsets, shape, K axis, True) of a right operand read as `pl.reshape(pl.load(t, offsets,
+    [1, .., 1, K, N], Mat), [K, N])`: only leading 1s dropped, so a K chunk is a chunk of the load's
+    next-to-last axis."""
+    load = argument(rhs, 0, "input")
+    source, offsets, shape = (argument(load, i, n) for i, n in enumerate(("tensor", "offsets", "shapes")))
+    offsets, shape = codes(offsets), codes(shape)
+    if not (isinstance(source, cst.Name) and offsets and shape and len(offsets) == len(shape) >= 2):
+        return None
+    if up.info.type_of(source, site.env).kind != TENSOR:
+        return None
+    same = lambda x, y: x == y or number(f"({x}) - ({y})", up.info, site.function) == 0
+    if not (all(number(d, up.info, site.function) == 1 for d in shape[:-2])
+            and same(shape[-2], kn[0]) and same(shape[-1], kn[1])):
+        return None
+    return code(source), offsets, shape, len(shape) - 2, True
 
 
 class TensorKSplit(Upgrade):
