@@ -16,8 +16,7 @@ import libcst as cst
 
 from ...syntax.nodes import statements
 from ...syntax.traversal import walk
-from .upgrade_base import Upgrade
-from .upgrade_cube import in_kernel
+from .upgrade_base import Upgrade, in_kernel
 from .upgrade_infer import Site
 
 MATMULS = ("matmul", "matmul_acc", "matmul_bias")

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
+from ...model.kernels import KERNEL_TYPES
 from ...rulebook.loading import ApiTable, Rule
 from ...syntax.nodes import code
 from ...syntax.traversal import walk
@@ -145,3 +146,16 @@ def after_2026_03(ctx) -> bool:
 
     old = load_api(None, "2026-03")
     return any(not old.exists(op) for op in set(ctx.ops.values()) if op)
+
+
+MIN_L0_DIM = 16  # the cube's smallest tile side on 910B: AutoTileMatmulL0 leaves a smaller M untouched
+
+
+def in_kernel(site: Site, info) -> bool:
+    """Inside a kernel scope, where a tensor-level op is lowered to its tile op (2026-08). An
+    `auto_incore` scope counts too: the same step turns its chunked loops into `pl.at` kernels,
+    and a flag missed before that rewrite would appear on a second run."""
+    if site.ftype in KERNEL_TYPES:
+        return True
+    return any(isinstance(p, cst.With) and any((info.op(i.item) or "").rpartition(".")[2] in ("at", "incore", "auto_incore")
+                                               for i in p.items) for p in site.parents)

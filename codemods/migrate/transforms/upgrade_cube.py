@@ -14,14 +14,13 @@ import libcst as cst
 from ...model.values import TENSOR, TILE
 from ...syntax.nodes import code
 from ...syntax.traversal import walk
-from .upgrade_base import Upgrade, argument, keyword
+from .upgrade_base import MIN_L0_DIM, Upgrade, argument, keyword
 from .upgrade_infer import Site, number
 
 # which positional argument of each matmul form is the left and the right matrix
 OPERANDS = {"matmul": (0, 1), "matmul_bias": (0, 1), "matmul_acc": (1, 2)}
 SPACE = {0: "Left", 1: "Right"}
 L0 = {"Left": "L0A", "Right": "L0B"}
-MIN_L0_DIM = 16  # the cube's smallest tile side on 910B: AutoTileMatmulL0 leaves a smaller M untouched
 
 
 def _space(call) -> str:
@@ -119,19 +118,6 @@ class L0Operand(Upgrade):
                     elif expr.value in {n.value for n in walk(target.target) if isinstance(n, cst.Name)}:
                         return False
         return bool(values) and all(isinstance(v, cst.Call) and self._in_mat(v, site) for v in values)
-
-
-KERNEL_TYPES = ("InCore", "AIC", "AIV")
-
-
-def in_kernel(site: Site, info) -> bool:
-    """Inside a kernel scope, where a tensor-level op is lowered to its tile op (2026-08). An
-    `auto_incore` scope counts too: the same step turns its chunked loops into `pl.at` kernels,
-    and a flag missed before that rewrite would appear on a second run."""
-    if site.ftype in KERNEL_TYPES:
-        return True
-    return any(isinstance(p, cst.With) and any((info.op(i.item) or "").rpartition(".")[2] in ("at", "incore", "auto_incore")
-                                               for i in p.items) for p in site.parents)
 
 
 ELEMENTWISE_BINARY = ("add", "sub", "mul", "div", "maximum", "minimum")

@@ -21,8 +21,7 @@ import libcst as cst
 from ...model.values import TENSOR
 from ...syntax.nodes import code, codes, statements
 from ...syntax.traversal import walk
-from .upgrade_base import Upgrade, argument, keyword, positional
-from .upgrade_cube import MIN_L0_DIM, in_kernel
+from .upgrade_base import MIN_L0_DIM, Upgrade, argument, in_kernel, keyword, positional
 from .upgrade_infer import Site, number
 
 LEFT, RIGHT, MAT = ("pl.MemorySpace.Left", "pl.MemorySpace.Right", "pl.MemorySpace.Mat")

@@ -14,8 +14,7 @@ import libcst as cst
 
 from ...model.values import SCALAR, TENSOR, TILE
 from ...syntax.traversal import walk
-from .upgrade_base import Upgrade, argument, keyword
-from .upgrade_cube import in_kernel
+from .upgrade_base import Upgrade, argument, in_kernel, keyword
 from .upgrade_infer import Site, number
 from .upgrade_padding import padding_for, rest_of_block
 
