@@ -54,16 +54,15 @@ class YieldBinding(Upgrade):
         return expr.value
 
     def _is_pl(self, node, names) -> bool:
-        return (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
-                and isinstance(node.func.value, cst.Name) and node.func.value.value == self.info.alias
-                and node.func.attr.value in names)
+        # the op index resolves the module however the file names it (aliases, from-imports)
+        return (self.info.op(node) or "").rpartition(".")[2] in names
 
     def _carried(self, loop) -> list[str] | None:
         """The names a loop with `init_values` carries, in order; None for any other loop."""
         if not isinstance(loop, cst.For) or not self._is_pl(loop.iter, LOOPS) or keyword(loop.iter, "init_values") is None:
             return None
         target = loop.target
-        if loop.iter.func.attr.value != "while_":
+        if self.info.op(loop.iter).rpartition(".")[2] != "while_":
             # `for i, (a, b) in pl.range(...)`: the carried names are the tuple after the index
             if not isinstance(target, cst.Tuple) or len(target.elements) != 2:
                 return []
