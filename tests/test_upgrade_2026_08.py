@@ -21,7 +21,7 @@ KNOWN = frozenset(r.id for r in RULES) | {LEFTOVER_ID}
 
 
 def _upgrade(text: str):
-    return migrate(text, STEP, load_api(), KNOWN)
+    return migrate(text, STEP, load_api(None, "2026-08"), KNOWN)
 
 
 def _read(folder: str, name: str) -> str:

@@ -58,7 +58,8 @@ def test_the_2026_08_table_inherits_what_it_does_not_change():
     assert new.ops["maxs"].kind == "removed" and ("maxs" not in old.ops or old.ops["maxs"].kind != "removed")
     assert old.exists("maxs") and not new.exists("maxs")
     assert new.ops["view"].kind == "removed"  # removed before: still removed
-    assert new.memory_limits == old.memory_limits
+    # e2d0f78ae's AllocateMemoryAddr: "exceeds platform limit (188416 bytes)"; the rest is inherited
+    assert new.memory_limits == {**old.memory_limits, "Vec": 188416}
     assert new.exists("at") and not old.exists("at") and not new.exists("incore")
     assert not new.needs and not new.done  # which code needs a step is never inherited
 

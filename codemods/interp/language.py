@@ -78,7 +78,7 @@ TILE_OPS = {  # pl.tile.<name>: the Machine method and its first positional argu
     **{op: ("expand", op) for op in EXPAND},
     **{op: ("reduce", op) for op in REDUCE},
     **{op: (op,) for op in ("cast", "reshape", "transpose", "slice", "load", "store", "move", "matmul", "matmul_acc",
-                            "full", "create_tile")},
+                            "full", "expands", "create_tile")},
     "create": ("create_tile",),
 }
 TENSOR_OPS = {

@@ -28,6 +28,11 @@ class MemoryOps:
         self._in_kernel("tile.full")
         return self._tile(D.cast(np.full([int(s) for s in shape], value, dtype=np.float32), dtype))
 
+    def expands(self, target, scalar):
+        """A tile shaped (and, on the device, laid out) as `target`, every element `scalar`."""
+        self._in_kernel("tile.expands")
+        return self._tile(D.cast(np.full(target.data.shape, float(scalar), dtype=np.float32), dtype_of(target)), target.space)
+
     def view(self, x, shape, offset, valid_shape=None):
         self.removed("view")
         return self.slice(x, shape, offset, valid_shape)

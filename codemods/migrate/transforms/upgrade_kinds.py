@@ -15,6 +15,7 @@ from .upgrade_acc import AccBranchMerge
 from .upgrade_ksplit import TensorKSplit
 from .upgrade_slices import SliceBound, SliceFullRank
 from .upgrade_stores import MixedStores
+from .upgrade_stripmine import StripMine
 from .upgrade_jitmeta import JitAliasMetadata
 from .upgrade_names import JitUndefinedAnnotation
 
@@ -46,4 +47,5 @@ KINDS = {
     "upgrade-slice-full-rank": SliceFullRank,
     "upgrade-acc-branch-merge": AccBranchMerge,
     "upgrade-tensor-k-split": TensorKSplit,
+    "upgrade-strip-mine": StripMine,
 }

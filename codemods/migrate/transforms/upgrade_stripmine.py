@@ -1,0 +1,320 @@
+"""A Vec tile larger than the whole Vec buffer, in a run of column-wise statements
+(e2d0f78ae: "Vec buffer usage (N bytes) exceeds platform limit"; not in the catalogue).
+
+At 2026-03 an overflowing kernel compiled and the memory report said so; at e2d0f78ae
+AllocateMemoryAddr stops the pipeline. Where one tile alone is larger than the buffer, no
+memory reuse can save it: the kernel is refused, whatever else it holds.
+
+Many such tiles are made and consumed column by column: a wide row block loaded, cast and
+stored back, a pad zero-filled, a row sum over a wide tile. A maximal run of consecutive
+statements that only do that (create_tile, load, reshape, cast, element-wise ops with scalars,
+then `pl.store` or `pl.row_sum` of the run's values) computes the same when it walks the
+columns in chunks: the run becomes a `pl.range` over column offsets, each load and store
+offset moves by the chunk's start, and each row sum adds its chunk's sum into an accumulator
+that starts at zero. Where any value of the run is read after it, or the run holds anything
+else, nothing is rewritten (the capacity marker of the kernel stands).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ...model.capacity import kb
+from ...model.values import SCALAR, TENSOR, TILE, VEC
+from ...syntax.nodes import code, codes, statements
+from ...syntax.traversal import walk
+from .upgrade_base import Upgrade, binding, in_kernel, keyword, positional
+from .upgrade_infer import number
+
+UNARY = {"cast", "exp", "neg", "abs", "sqrt", "rsqrt", "recip", "relu", "log"}
+BINARY = {"add", "sub", "mul", "div", "maximum", "minimum", "adds", "subs", "muls", "divs", "maxs", "mins"}
+KEYWORDS = {"load": {"target_memory", "valid_shape"}, "create_tile": {"dtype", "target_memory"},
+            "cast": {"target_type", "mode"}}
+BUDGET_SHARE = 4  # a chunked run may take a quarter of the buffer: the kernel holds other tiles too
+MIN_CHUNK = 16
+_MADE = "made"  # the key under which a member's edits carry the values it makes
+
+
+class _Run:
+    def __init__(self) -> None:
+        self.columns: str | None = None  # the column extent every value of the run shares, spaces dropped
+        self.written: str | None = None  # the same, as the source writes it
+        self.values: dict[str, tuple[str, ...]] = {}  # run value -> its shape
+        self.members: list = []  # (site, edits: {node: new text}, accumulator or None)
+        self.accumulators: dict[str, tuple[str, str]] = {}  # name -> (rows, dtype)
+        self.made: list[tuple[tuple[str, ...], str]] = []  # (shape, dtype) of every value a call makes
+
+
+class StripMine(Upgrade):
+    def begin(self, ctx) -> None:
+        super().begin(ctx)
+        self.limit = self.api.memory_limits.get("Vec")
+        if not self.limit:
+            return
+        self.chunked: set[int] = set()
+        for function, sites in self.sites_by_function().items():
+            by_statement = {id(s.statement): s for s in sites}
+            bodies = {id(p): p for s in sites if in_kernel(s, self.info) for p in (function, *s.parents)}
+            for body in bodies.values():
+                self._body(function, [by_statement.get(id(st)) for st in statements(body)])
+            self._flag_rest(function, sites)
+
+    def scan(self, site) -> None:
+        pass
+
+    def _body(self, function, sites) -> None:
+        i = 0
+        while i < len(sites):
+            run = self._run(sites, i)
+            if run is not None and self._apply(function, run):
+                i += len(run.members)
+            else:
+                i += 1
+
+    def _run(self, sites, start) -> _Run | None:
+        run = _Run()
+        for site in sites[start:]:
+            if site is None or not in_kernel(site, self.info) or not self._member(site, run):
+                break
+        return run if run.members else None
+
+    # -- what a run may hold --------------------------------------------------------------
+    def _member(self, site, run: _Run) -> bool:
+        name, value = binding(site.statement)
+        if name is None or not isinstance(value, cst.Call) or name in run.accumulators:
+            return False
+        op = (self.info.op(value) or "").rpartition(".")[2]
+        edits: dict = {}
+        if op == "store":
+            args = positional(value)
+            if len(args) != 3 or len(value.args) != 3 or not isinstance(args[2].value, cst.Name) \
+                    or args[2].value.value in run.values or self._shape(args[0].value, site, run, edits) is None \
+                    or not self._shift(args[1].value, edits):
+                return False
+            return self._add(run, site, edits, None)
+        if op == "row_sum":
+            args = positional(value)
+            if len(args) != 2 or len(value.args) != 2 or not isinstance(args[1].value, cst.Name) \
+                    or args[1].value.value not in run.values:
+                return False
+            shape = self._shape(args[0].value, site, run, edits)
+            dtype = self.info.type_of(args[0].value, site.env).dtype
+            if shape is None or len(shape) != 2 or dtype is None or name in run.values:
+                return False
+            run.accumulators[name] = (shape[0], dtype)
+            return self._add(run, site, edits, name)
+        shape = self._shape(value, site, run, edits)
+        if shape is None:
+            return False
+        run.values[name] = shape
+        return self._add(run, site, edits, None)
+
+    @staticmethod
+    def _add(run: _Run, site, edits, accumulator) -> bool:
+        run.made += edits.pop(_MADE, [])
+        run.members.append((site, edits, accumulator))
+        return True
+
+    def _shape(self, expr, site, run: _Run, edits) -> tuple[str, ...] | None:
+        """The shape of a column-wise value of the run (recording how its chunk is written)."""
+        if isinstance(expr, cst.Name):
+            return run.values.get(expr.value)
+        if not isinstance(expr, cst.Call):
+            return None
+        shape = self._call_shape(expr, site, run, edits)
+        if shape is not None:
+            edits.setdefault(_MADE, []).append((shape, self.info.type_of(expr, site.env).dtype))
+        return shape
+
+    def _call_shape(self, expr, site, run: _Run, edits) -> tuple[str, ...] | None:
+        op = (self.info.op(expr) or "").rpartition(".")[2]
+        args = positional(expr)
+        allowed = KEYWORDS.get(op, set())
+        if any(a.star or (a.keyword is not None and a.keyword.value not in allowed) for a in expr.args):
+            return None
+        if op == "create_tile":
+            memory = keyword(expr, "target_memory")
+            if len(args) != 1 or memory is None or not code(memory.value).endswith("Vec"):
+                return None
+            return self._columns(args[0].value, run, edits)
+        if op == "load":
+            memory = keyword(expr, "target_memory")
+            if len(args) != 3 or not isinstance(args[0].value, cst.Name) or args[0].value.value in run.values \
+                    or site.env.get(args[0].value.value) is None or site.env[args[0].value.value].kind != TENSOR \
+                    or (memory is not None and not code(memory.value).endswith("Vec")) or not self._shift(args[1].value, edits):
+                return None
+            valid = keyword(expr, "valid_shape")
+            if valid is not None and self._columns(valid.value, run, edits) is None:
+                return None
+            return self._columns(args[2].value, run, edits)
+        if op == "reshape":
+            if len(args) != 2 or self._shape(args[0].value, site, run, edits) is None:
+                return None
+            return self._columns(args[1].value, run, edits)
+        if op in UNARY and len(args) == 1:
+            return self._shape(args[0].value, site, run, edits)
+        if op in BINARY and len(args) == 2:
+            shapes = [self._shape(a.value, site, run, edits) for a in args]
+            known = [s for s in shapes if s is not None]
+            if not known or any(s is None and not self._scalar(a.value, site) for s, a in zip(shapes, args)):
+                return None
+            return known[0] if all(s == known[0] for s in known) else None
+        return None
+
+    def _columns(self, node, run: _Run, edits) -> tuple[str, ...] | None:
+        """A shape literal whose last extent is the run's column extent, chunked in the edit."""
+        shape = codes(node)
+        if not shape:
+            return None
+        last = shape[-1].replace(" ", "")
+        if run.columns is None:
+            run.columns, run.written = last, shape[-1]
+        if last != run.columns:
+            return None
+        edits[node.elements[-1].value] = "{width}"
+        return shape
+
+    def _shift(self, offsets, edits) -> bool:
+        """An offset list literal: its last offset moves by the chunk's start."""
+        if not isinstance(offsets, (cst.List, cst.Tuple)) or not offsets.elements:
+            return False
+        last = offsets.elements[-1].value
+        text = code(last)
+        edits[last] = "{start}" if text == "0" else f"{text} + {{start}}" if _atomic(last) else f"({text}) + {{start}}"
+        return True
+
+    def _scalar(self, expr, site) -> bool:
+        if isinstance(expr, (cst.Integer, cst.Float)):
+            return True
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.expression, (cst.Integer, cst.Float)):
+            return True
+        return isinstance(expr, cst.Name) and self.info.type_of(expr, site.env).kind == SCALAR
+
+    # -- the rewrite ----------------------------------------------------------------------
+    def _apply(self, function, run: _Run) -> bool:
+        if not any(acc for _, _, acc in run.members) and not any(
+                (self.info.op(binding(s.statement)[1]) or "").endswith("store") for s, _, _ in run.members):
+            return False  # nothing leaves the run: no point in chunking it
+        sizes = [self._bytes(shape, dtype, function) for shape, dtype in run.made]
+        columns = number(run.columns, self.info, function)
+        if not sizes or None in sizes or not columns or max(max(sizes), self._operands(function, run)) <= self.limit:
+            return False  # tiles that fit may share the buffer: only a certain overflow is rewritten
+        if self._escapes(function, run):
+            return False
+        chunks = 1
+        while columns % (chunks * 2) == 0 and columns // chunks > MIN_CHUNK \
+                and sum(sizes) // chunks > self.limit // BUDGET_SHARE:
+            chunks *= 2
+        if sum(sizes) // chunks > self.limit // BUDGET_SHARE:
+            return False
+        # The chunk is a share of the extent, not a number: the builder's parameters may give
+        # the extent another value, and a share of it still covers it exactly.
+        extent = run.written if _atomic(cst.parse_expression(run.written)) else f"({run.written})"
+        width = f"{extent} // {chunks}"
+        first = run.members[0][0]
+        start = self.fresh(first, "c0")
+        # A zero made from a created tile has the layout of the row sums it is added to; a
+        # `pl.tile.full` [R, 1] is row-major, and e2d0f78ae cannot add the two (measured).
+        lines = [self.pl(f"{acc} = pl.tile.expands(pl.create_tile([{rows}, 1], dtype=pl.{dtype}, "
+                         f"target_memory=pl.MemorySpace.Vec), 0.0)")
+                 for acc, (rows, dtype) in run.accumulators.items()]
+        lines.append(self.pl(f"for {start} in pl.range(0, {run.written}, {width}):"))
+        for site, edits, acc in run.members:
+            lines += ["    " + line for line in self._chunked(site, edits, acc, start, width)]
+        self.ctx.insert(self.rule, "before", first.statement, "\n".join(lines) + "\n")
+        for site, _, _ in run.members:
+            self.ctx.insert(self.rule, "remove", site.statement)
+            self.chunked.add(id(site.statement))
+        return True
+
+    # -- what is left: a marker where a person must choose the chunks --------------------
+    def _flag_rest(self, function, sites) -> None:
+        for site in sites:
+            name, value = binding(site.statement)
+            if name is None or id(site.statement) in self.chunked or not in_kernel(site, self.info):
+                continue
+            val = self.info.type_of(value, site.env)
+            op = (self.info.op(value) or "").rpartition(".")[2] if isinstance(value, cst.Call) else ""
+            on_vec = (val.kind == TILE and val.space in (None, VEC) and op not in ("load", "move")) or \
+                (val.kind == TILE and op in ("load", "move") and val.space == VEC) or \
+                (val.kind == TENSOR and op in UNARY | BINARY)
+            size = self._bytes(val.shape, val.dtype, function) if on_vec and val.shape else None
+            if size is None or size <= self.limit:
+                continue
+            what = f"`{name}` ([{', '.join(val.shape)}] {val.dtype}, {kb(size)})"
+            self.flag(site, f"{what} is larger than the whole Vec buffer ({kb(self.limit)}): e2d0f78ae stops at "
+                            "AllocateMemoryAddr (\"Vec buffer usage exceeds platform limit\"); split it into chunks "
+                            "that fit (its columns or rows in a pl.range)")
+            top = next((t for t in self.ctx.module.body if any(n is function for n in walk(t))), None)
+            if top is not None and top is not function:
+                self.ctx.flag_at(self.rule, top, f"e2d0f78ae names this line for a Vec overflow in "
+                                                 f"`{function.name.value}`: {what} alone exceeds the buffer "
+                                                 f"({kb(self.limit)}); see the PTO181 marker at `{name}`")
+
+    def _operands(self, function, run: _Run) -> int:
+        """The most bytes one op of the run reads at once: its tile operands are resident
+        together, so no memory reuse brings a kernel under this."""
+        most = 0
+        for site, _, _ in run.members:
+            for node in walk(site.statement):
+                if not isinstance(node, cst.Call):
+                    continue
+                total, seen = 0, set()
+                for arg in positional(node):
+                    key = code(arg.value)
+                    val = self.info.type_of(arg.value, site.env)
+                    if key in seen or val.kind != TILE or not val.shape:
+                        continue
+                    seen.add(key)
+                    total += self._bytes(val.shape, val.dtype, function) or 0
+                most = max(most, total)
+        return most
+
+    def _bytes(self, shape, dtype, function) -> int | None:
+        size = self.api.dtype_bytes.get(dtype or "")
+        dims = [number(d, self.info, function) for d in shape]
+        if size is None or None in dims:
+            return None
+        total = size
+        for d in dims:
+            total *= d
+        return int(total)
+
+    def _escapes(self, function, run: _Run) -> bool:
+        """Is a value of the run named anywhere outside it? Then its chunks are not enough."""
+        inside = {id(n) for site, _, _ in run.members for n in walk(site.statement)}
+        names = set(run.values)
+        for node in walk(function.body):
+            if isinstance(node, cst.Name) and node.value in names and id(node) not in inside:
+                return True
+        for acc in run.accumulators:  # read before its own row sum, an accumulator would see the zero
+            for site, _, mine in run.members:
+                if mine != acc and any(isinstance(n, cst.Name) and n.value == acc for n in walk(site.statement)):
+                    return True
+        return False
+
+    def _chunked(self, site, edits, acc, start, width) -> list[str]:
+        texts = {node: text.format(start=start, width=width) for node, text in edits.items()}
+        statement = site.statement.visit(_Replace(texts)).with_changes(leading_lines=[])
+        text = code(statement).rstrip("\n")
+        if acc is not None:
+            name, value = binding(statement)
+            head, _, tail = text.partition(code(value))
+            text = head + self.pl(f"pl.add({acc}, ") + code(value) + ")" + tail
+        # Continuation lines keep their absolute indentation; the engine shifts the inserted
+        # block as a whole to the loop's depth.
+        first, *rest = text.split("\n")
+        return [first.lstrip(), *rest]
+
+
+class _Replace(cst.CSTTransformer):
+    def __init__(self, texts) -> None:
+        self.texts = texts
+
+    def on_leave(self, original, updated):
+        text = self.texts.get(original)
+        return cst.parse_expression(text) if text is not None else updated
+
+
+def _atomic(node) -> bool:
+    return isinstance(node, (cst.Name, cst.Integer, cst.Attribute, cst.Call, cst.Subscript))
