@@ -149,7 +149,7 @@ def steps_for(text: str, rules: tuple[Rule, ...], target: str, start: str = "", 
         first = first_step(text, tables) if end > 1 else 0
     chosen = []
     for name, table in zip(names[first:end], tables[first:]):
-        mine = tuple(r for r in rules if r.step == name)
+        mine = tuple(r for r in rules if r.step == name and (name == target or not r.target_only))
         if mine or name == target:  # a step none of whose rules is selected is not run, but the target's check is
             chosen.append(Step(name, mine, table))
     return chosen
@@ -186,7 +186,10 @@ def migrate_steps(text: str, steps: list[Step], known_ids: frozenset[str], stric
                 seen.add((line, f.message))
                 findings.append(Finding(f.rule, line, f.column, f"at {steps[i].name}: {f.message}", f.level))
     findings.sort(key=lambda f: (f.line, f.column, f.rule))
-    planned = [r for r in results if r.kernels]
+    # The capacity figures are those of the step that still checks them (none, past a step
+    # whose diagnostics are its own: see Rule.target_only).
+    planned = [r for r, step in zip(results, steps) if r.kernels and any(not x.target_only for x in step.rules
+                                                                         if x.params.get("plan") == "capacity")]
     last = planned[-1] if planned else final
     return Result(text, final.output, edits, findings, final.reviewed, last.kernels, last.over_budget)
 

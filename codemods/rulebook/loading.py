@@ -49,6 +49,9 @@ class Rule:
     requires: tuple[str, ...] = ()  # rules whose edits its own edits rely on (names they define)
     rejects: str = ""  # the target compiler's message where the old form is; the rule fires only there
     step: str = ""  # the version step it belongs to: the name of its folder (`2026-03`)
+    # A diagnostic about this step's compiler only (its buffer figures): not run when a later
+    # step is the target, whose compiler decides otherwise and whose own rules say so.
+    target_only: bool = False
 
     def describe(self) -> str:
         return f"{self.id} {self.name}"
@@ -210,6 +213,7 @@ def load_rule(path: Path) -> Rule:
         idioms=tuple(idioms),
         requires=tuple(requires),
         step=path.parent.name,
+        target_only=bool(data.get("target_only", False)),
     )
 
 

@@ -2,17 +2,20 @@
 (e2d0f78ae: "Vec buffer usage (N bytes) exceeds platform limit"; not in the catalogue).
 
 At 2026-03 an overflowing kernel compiled and the memory report said so; at e2d0f78ae
-AllocateMemoryAddr stops the pipeline. Where one tile alone is larger than the buffer, no
-memory reuse can save it: the kernel is refused, whatever else it holds.
+AllocateMemoryAddr stops the pipeline. Where one tile alone is larger than the buffer, or the
+operands one op reads at once are, no memory reuse can save it: the kernel is refused,
+whatever else it holds.
 
 Many such tiles are made and consumed column by column: a wide row block loaded, cast and
 stored back, a pad zero-filled, a row sum over a wide tile. A maximal run of consecutive
 statements that only do that (create_tile, load, reshape, cast, element-wise ops with scalars,
 then `pl.store` or `pl.row_sum` of the run's values) computes the same when it walks the
-columns in chunks: the run becomes a `pl.range` over column offsets, each load and store
+columns in chunks: the run becomes a `pl.range` over column offsets (the chunk width a
+constant beside the program, a divisor of the extent at any size), each load and store
 offset moves by the chunk's start, and each row sum adds its chunk's sum into an accumulator
 that starts at zero. Where any value of the run is read after it, or the run holds anything
-else, nothing is rewritten (the capacity marker of the kernel stands).
+else, nothing is rewritten: a value larger than the buffer gets a marker, and so does the line
+the compiler names for it (the builder's `def`, the program class or the jit function).
 """
 
 from __future__ import annotations
@@ -32,7 +35,15 @@ KEYWORDS = {"load": {"target_memory", "valid_shape"}, "create_tile": {"dtype", "
             "cast": {"target_type", "mode"}}
 BUDGET_SHARE = 4  # a chunked run may take a quarter of the buffer: the kernel holds other tiles too
 MIN_CHUNK = 16
-_MADE = "made"  # the key under which a member's edits carry the values it makes
+
+
+class _Edits:
+    """How one statement's chunk is written (node -> text with {start}/{width}), and the
+    values its calls make."""
+
+    def __init__(self) -> None:
+        self.texts: dict = {}
+        self.made: list[tuple[tuple[str, ...], str]] = []
 
 
 class _Run:
@@ -40,9 +51,11 @@ class _Run:
         self.columns: str | None = None  # the column extent every value of the run shares, spaces dropped
         self.written: str | None = None  # the same, as the source writes it
         self.values: dict[str, tuple[str, ...]] = {}  # run value -> its shape
-        self.members: list = []  # (site, edits: {node: new text}, accumulator or None)
+        self.members: list = []  # (site, _Edits, accumulator or None)
         self.accumulators: dict[str, tuple[str, str]] = {}  # name -> (rows, dtype)
         self.made: list[tuple[tuple[str, ...], str]] = []  # (shape, dtype) of every value a call makes
+        self.loaded: set[str] = set()  # the tensors the run loads from
+        self.stored: set[str] = set()  # and those it stores to
 
 
 class StripMine(Upgrade):
@@ -52,6 +65,9 @@ class StripMine(Upgrade):
         if not self.limit:
             return
         self.chunked: set[int] = set()
+        self._widths: dict = {}
+        self._module_names: set[str] | None = None
+        self._needs_math = False
         for function, sites in self.sites_by_function().items():
             by_statement = {id(s.statement): s for s in sites}
             bodies = {id(p): p for s in sites if in_kernel(s, self.info) for p in (function, *s.parents)}
@@ -81,16 +97,19 @@ class StripMine(Upgrade):
     # -- what a run may hold --------------------------------------------------------------
     def _member(self, site, run: _Run) -> bool:
         name, value = binding(site.statement)
-        if name is None or not isinstance(value, cst.Call) or name in run.accumulators:
+        if name is None or not isinstance(value, cst.Call) or name in run.accumulators \
+                or not isinstance(site.statement.body[0], cst.Assign):  # an annotation would keep the whole shape
             return False
         op = (self.info.op(value) or "").rpartition(".")[2]
-        edits: dict = {}
+        edits = _Edits()
         if op == "store":
             args = positional(value)
+            # `t = pl.store(v, offsets, t)`: the tensor is carried from chunk to chunk
             if len(args) != 3 or len(value.args) != 3 or not isinstance(args[2].value, cst.Name) \
-                    or args[2].value.value in run.values or self._shape(args[0].value, site, run, edits) is None \
-                    or not self._shift(args[1].value, edits):
+                    or args[2].value.value != name or name in run.values \
+                    or self._shape(args[0].value, site, run, edits) is None or not self._shift(args[1].value, edits):
                 return False
+            run.stored.add(name)
             return self._add(run, site, edits, None)
         if op == "row_sum":
             args = positional(value)
@@ -99,8 +118,8 @@ class StripMine(Upgrade):
                 return False
             shape = self._shape(args[0].value, site, run, edits)
             dtype = self.info.type_of(args[0].value, site.env).dtype
-            if shape is None or len(shape) != 2 or dtype is None or name in run.values:
-                return False
+            if shape is None or len(shape) != 2 or dtype != "FP32" or name in run.values:
+                return False  # chunk sums are added in the input's dtype: FP32 only, where that is exact enough
             run.accumulators[name] = (shape[0], dtype)
             return self._add(run, site, edits, name)
         shape = self._shape(value, site, run, edits)
@@ -111,7 +130,7 @@ class StripMine(Upgrade):
 
     @staticmethod
     def _add(run: _Run, site, edits, accumulator) -> bool:
-        run.made += edits.pop(_MADE, [])
+        run.made += edits.made
         run.members.append((site, edits, accumulator))
         return True
 
@@ -123,7 +142,7 @@ class StripMine(Upgrade):
             return None
         shape = self._call_shape(expr, site, run, edits)
         if shape is not None:
-            edits.setdefault(_MADE, []).append((shape, self.info.type_of(expr, site.env).dtype))
+            edits.made.append((shape, self.info.type_of(expr, site.env).dtype))
         return shape
 
     def _call_shape(self, expr, site, run: _Run, edits) -> tuple[str, ...] | None:
@@ -143,6 +162,7 @@ class StripMine(Upgrade):
                     or site.env.get(args[0].value.value) is None or site.env[args[0].value.value].kind != TENSOR \
                     or (memory is not None and not code(memory.value).endswith("Vec")) or not self._shift(args[1].value, edits):
                 return None
+            run.loaded.add(args[0].value.value)
             valid = keyword(expr, "valid_shape")
             if valid is not None and self._columns(valid.value, run, edits) is None:
                 return None
@@ -171,7 +191,7 @@ class StripMine(Upgrade):
             run.columns, run.written = last, shape[-1]
         if last != run.columns:
             return None
-        edits[node.elements[-1].value] = "{width}"
+        edits.texts[node.elements[-1].value] = "{width}"
         return shape
 
     def _shift(self, offsets, edits) -> bool:
@@ -180,7 +200,7 @@ class StripMine(Upgrade):
             return False
         last = offsets.elements[-1].value
         text = code(last)
-        edits[last] = "{start}" if text == "0" else f"{text} + {{start}}" if _atomic(last) else f"({text}) + {{start}}"
+        edits.texts[last] = "{start}" if text == "0" else f"{text} + {{start}}" if _atomic(last) else f"({text}) + {{start}}"
         return True
 
     def _scalar(self, expr, site) -> bool:
@@ -199,18 +219,17 @@ class StripMine(Upgrade):
         columns = number(run.columns, self.info, function)
         if not sizes or None in sizes or not columns or max(max(sizes), self._operands(function, run)) <= self.limit:
             return False  # tiles that fit may share the buffer: only a certain overflow is rewritten
-        if self._escapes(function, run):
-            return False
+        if self._escapes(function, run) or run.loaded & run.stored:
+            return False  # a tensor read and written by the run: chunk k would read what chunk k-1 wrote
         chunks = 1
         while columns % (chunks * 2) == 0 and columns // chunks > MIN_CHUNK \
                 and sum(sizes) // chunks > self.limit // BUDGET_SHARE:
             chunks *= 2
         if sum(sizes) // chunks > self.limit // BUDGET_SHARE:
             return False
-        # The chunk is a share of the extent, not a number: the builder's parameters may give
-        # the extent another value, and a share of it still covers it exactly.
-        extent = run.written if _atomic(cst.parse_expression(run.written)) else f"({run.written})"
-        width = f"{extent} // {chunks}"
+        width = self._width(function, run.written, columns // chunks)
+        if width is None:
+            return False
         first = run.members[0][0]
         start = self.fresh(first, "c0")
         # A zero made from a created tile has the layout of the row sums it is added to; a
@@ -250,6 +269,52 @@ class StripMine(Upgrade):
                 self.ctx.flag_at(self.rule, top, f"e2d0f78ae names this line for a Vec overflow in "
                                                  f"`{function.name.value}`: {what} alone exceeds the buffer "
                                                  f"({kb(self.limit)}); see the PTO181 marker at `{name}`")
+
+    def _width(self, function, extent: str, measured: int) -> str | None:
+        """A constant beside the kernel's program: the chunk width, as the greatest common
+        divisor of the extent and the width measured here. The builder's parameters (or a test's
+        small sizes) may give the extent another value; a divisor of it still covers it exactly,
+        and it is the measured width wherever that divides the extent."""
+        home = self._home(function)
+        if home is None:
+            return None
+        key = (id(home), extent.replace(" ", ""), measured)
+        if key not in self._widths:
+            if self._module_names is None:
+                self._module_names = {n.value for n in walk(self.ctx.module) if isinstance(n, cst.Name)}
+                self._needs_math = not any(isinstance(n, cst.Import) and any(
+                    code(a.name) == "math" and a.asname is None for a in n.names) for n in self.ctx.module.body
+                    for n in (n.body if isinstance(n, cst.SimpleStatementLine) else ()))
+            base = f"{extent}_CHUNK" if extent.isidentifier() else "COLUMN_CHUNK"
+            name, n = base, 2
+            while name in self._module_names:
+                name, n = f"{base}_{n}", n + 1
+            self._module_names.add(name)
+            self._widths[key] = name
+            text = f"{name} = math.gcd({extent}, {measured})  # fits Vec, and divides {extent} at any size\n"
+            self.ctx.insert(self.rule, "before", home, text)
+            if self._needs_math:
+                self._needs_math = False
+                self.ctx.insert(self.rule, "before", self._first_statement(), "import math\n")
+        return self._widths[key]
+
+    def _home(self, function):
+        """The statement the constant goes before: the one holding the kernel's function in its
+        builder (a plain function around a `@pl.program`), else at module level."""
+        for top in self.ctx.module.body:
+            if not any(n is function for n in walk(top)):
+                continue
+            if isinstance(top, cst.FunctionDef) and top is not function and isinstance(top.body, cst.IndentedBlock):
+                inner = next((st for st in top.body.body if any(n is function for n in walk(st))), None)
+                return inner if inner is not None and inner is not function else top
+            return top
+        return None
+
+    def _first_statement(self):
+        """Where `import math` goes: before the module's first import (after its docstring)."""
+        body = self.ctx.module.body
+        return next((st for st in body if isinstance(st, cst.SimpleStatementLine) and
+                     isinstance(st.body[0], (cst.Import, cst.ImportFrom))), body[0])
 
     def _operands(self, function, run: _Run) -> int:
         """The most bytes one op of the run reads at once: its tile operands are resident
@@ -294,7 +359,7 @@ class StripMine(Upgrade):
         return False
 
     def _chunked(self, site, edits, acc, start, width) -> list[str]:
-        texts = {node: text.format(start=start, width=width) for node, text in edits.items()}
+        texts = {node: text.format(start=start, width=width) for node, text in edits.texts.items()}
         statement = site.statement.visit(_Replace(texts)).with_changes(leading_lines=[])
         text = code(statement).rstrip("\n")
         if acc is not None:
