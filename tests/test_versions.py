@@ -137,3 +137,28 @@ def test_a_february_file_goes_through_both_steps():
     assert "pl.view" not in code and "pl.incore" not in code and "maxs" not in code
     lines = text.splitlines()
     assert all(1 <= e.line <= len(lines) for e in result.edits)  # placed in the input
+
+
+def test_a_step_s_own_diagnostic_runs_only_when_that_step_is_the_target():
+    """PTO014's buffer figures are c39fe714a's: on to 2026-08 they would mark kernels the newer
+    compiler accepts (it tiles matmul operands itself), so the step runs without it there."""
+    from codemods.run.runner import Job, migrate_text
+
+    text = (
+        "import pypto.language as pl\n\n\n@pl.program\nclass P:\n"
+        "    @pl.function\n"
+        "    def main(self, x: pl.Tensor[[16, 4096], pl.BF16], w: pl.Tensor[[4096, 512], pl.BF16],\n"
+        "             y: pl.Out[pl.Tensor[[16, 512], pl.FP32]]) -> pl.Tensor[[16, 512], pl.FP32]:\n"
+        "        with pl.auto_incore():\n"
+        "            a = pl.view(x, [16, 4096], [0, 0])\n"
+        "            b = pl.view(w, [4096, 512], [0, 0])\n"
+        "            y = pl.assemble(y, pl.matmul(a, b), [0, 0])\n"
+        "        return y\n"
+    )
+    ids = tuple(r.id for r in load_rules())
+    assert any(r.id == "PTO014" and r.target_only for r in load_rules())
+    at_03 = migrate_text(text, Job(ids, target="2026-03"))
+    at_08 = migrate_text(text, Job(ids, target="2026-08"))
+    assert any(f.rule == "PTO014" for f in at_03.findings), "the 2026-03 target keeps its capacity marker"
+    assert not any(f.rule == "PTO014" for f in at_08.findings) and "PTO014" not in at_08.output
+    assert [s.name for s in steps_for(text, load_rules(), "2026-08")] == ["2026-03", "2026-08"]
