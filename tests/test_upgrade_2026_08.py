@@ -77,3 +77,15 @@ def test_an_output_written_in_part_is_inout_because_out_would_lose_the_rest():
     before = ("before/partial_outputs.py", _read("before", "partial_outputs.py"))
     as_out = ("as_out.py", after.replace("head: pl.InOut[", "head: pl.Out["))
     assert verify(before, as_out, Settings(), load_api(), "2026-08").code == MISMATCH
+
+
+def test_the_chunk_width_constant_imports_math_after_a_future_import():
+    """PTO181 writes `X_CHUNK = math.gcd(X, W)` beside the program; `import math` goes where
+    Python allows it, after `from __future__`, and only once."""
+    text = _read("before", "wide_rows.py")
+    future = '"""Wide rows."""\nfrom __future__ import annotations\n\n' + text
+    out = _upgrade(future).output
+    compile(out, "wide_rows.py", "exec")  # a __future__ import after any other statement is a SyntaxError
+    assert out.startswith('"""Wide rows."""\nfrom __future__ import annotations\nimport math\n')
+    assert out.count("import math") == 1 and "WIDTH_CFG_CHUNK = math.gcd(WIDTH_CFG, " in out
+    assert _upgrade(out).output == out

@@ -295,7 +295,7 @@ class StripMine(Upgrade):
             self.ctx.insert(self.rule, "before", home, text)
             if self._needs_math:
                 self._needs_math = False
-                self.ctx.insert(self.rule, "before", self._first_statement(), "import math\n")
+                self._import_math()
         return self._widths[key]
 
     def _home(self, function):
@@ -310,11 +310,18 @@ class StripMine(Upgrade):
             return top
         return None
 
-    def _first_statement(self):
-        """Where `import math` goes: before the module's first import (after its docstring)."""
+    def _import_math(self) -> None:
+        """`import math` before the module's first import (after its docstring and any
+        `from __future__` import, which must come first)."""
         body = self.ctx.module.body
-        return next((st for st in body if isinstance(st, cst.SimpleStatementLine) and
-                     isinstance(st.body[0], (cst.Import, cst.ImportFrom))), body[0])
+        future = [st for st in body if isinstance(st, cst.SimpleStatementLine) and isinstance(st.body[0], cst.ImportFrom)
+                  and isinstance(st.body[0].module, cst.Name) and st.body[0].module.value == "__future__"]
+        if future:
+            self.ctx.insert(self.rule, "after", future[-1], "import math\n")
+            return
+        first = next((st for st in body if isinstance(st, cst.SimpleStatementLine) and
+                      isinstance(st.body[0], (cst.Import, cst.ImportFrom))), body[0])
+        self.ctx.insert(self.rule, "before", first, "import math\n")
 
     def _operands(self, function, run: _Run) -> int:
         """The most bytes one op of the run reads at once: its tile operands are resident
