@@ -16,6 +16,7 @@ from .upgrade_ksplit import TensorKSplit
 from .upgrade_slices import SliceBound, SliceFullRank
 from .upgrade_stores import MixedStores
 from .upgrade_stripmine import StripMine
+from .upgrade_fold import ConstantDivision
 from .upgrade_jitmeta import JitAliasMetadata
 from .upgrade_names import JitUndefinedAnnotation
 
@@ -48,4 +49,5 @@ KINDS = {
     "upgrade-acc-branch-merge": AccBranchMerge,
     "upgrade-tensor-k-split": TensorKSplit,
     "upgrade-strip-mine": StripMine,
+    "upgrade-constant-division": ConstantDivision,
 }
