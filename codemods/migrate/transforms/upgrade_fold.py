@@ -16,7 +16,8 @@ from __future__ import annotations
 import libcst as cst
 
 from .upgrade_base import Upgrade, after_2026_03
-from .upgrade_infer import Site, number
+from ...model.kernels import evaluate
+from .upgrade_infer import Site
 
 INTEGER_CALLS = {"range", "parallel", "unroll", "pipeline"}
 
@@ -31,9 +32,9 @@ class ConstantDivision(Upgrade):
         for node in site.own:
             if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide)):
                 continue
-            left, right = (number(self.text(side), self.info, site.function) for side in (node.left, node.right))
+            left, right = (_integer(self.text(side), self.info, site.function) for side in (node.left, node.right))
             if left is None or right is None or right == 0:
-                continue  # not two constants: the parser emits a division, as before
+                continue  # not two integer constants: a division, then as now
             if id(node) in places and left > 0 and right > 0:
                 self.rewrite(node, lambda new: new.with_changes(operator=cst.FloorDivide(
                     whitespace_before=new.operator.whitespace_before, whitespace_after=new.operator.whitespace_after)))
@@ -59,6 +60,13 @@ class ConstantDivision(Upgrade):
             for root in roots:
                 found.update(id(n) for n in _subtree(root))
         return found
+
+
+def _integer(text: str, info, function) -> int | None:
+    """The value of an integer constant expression (`N`, `2 * K`); None for a float (`1.0`) or
+    anything not known here."""
+    value = evaluate(text, (info.local or {}).get(function, info.constants))
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _subtree(node):
