@@ -17,6 +17,7 @@ import libcst as cst
 
 from .upgrade_base import Upgrade, after_2026_03
 from ...model.kernels import evaluate
+from ...syntax.traversal import walk
 from .upgrade_infer import Site
 
 INTEGER_CALLS = {"range", "parallel", "unroll", "pipeline"}
@@ -58,7 +59,7 @@ class ConstantDivision(Upgrade):
             elif isinstance(node, cst.Subscript):
                 roots += [e.slice for e in node.slice]
             for root in roots:
-                found.update(id(n) for n in _subtree(root))
+                found.update(id(n) for n in walk(root))
         return found
 
 
@@ -67,11 +68,3 @@ def _integer(text: str, info, function) -> int | None:
     anything not known here."""
     value = evaluate(text, (info.local or {}).get(function, info.constants))
     return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _subtree(node):
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(current.children)
