@@ -96,7 +96,8 @@ def apply(up: Upgrade, call: cst.Call, site: Site, p: Plan) -> None:
     def operands(step: str) -> str:
         at = f"{step} * ({chunk})" if step else "0"
         offsets, shape = list(p.offsets), list(p.shape)
-        offsets[p.k_axis] = f"{offsets[p.k_axis]} + {at}" if step else offsets[p.k_axis]
+        if step:  # a chunk read from offset 0 starts at the chunk's own offset: no `0 + ` before it
+            offsets[p.k_axis] = at if offsets[p.k_axis] == "0" else f"{offsets[p.k_axis]} + {at}"
         shape[p.k_axis] = chunk
         if p.tile:
             left = f"pl.move(pl.slice({lhs}, [{p.m}, {chunk}], [0, {at}]), target_memory={LEFT})"
