@@ -114,3 +114,15 @@ def test_k_split_chunks_start_where_the_operand_was_read(row, chunk_row):
     out = _upgrade(K_SPLIT.format(row=row)).output
     assert f"pl.slice(w, [512 // 2, 128], [{chunk_row}, 0])" in out, out
     assert f"pl.slice(w, [512 // 2, 128], [{row}, 0]), out_dtype=pl.FP32)" in out, out
+
+
+def test_k_split_drops_the_whole_read_only_where_nothing_else_reads_it():
+    """The chunks are read from the tensor, so the whole `y = pl.slice(w, [512, 128], ...)` is dead
+    after the split (a whole operand may not even fit Mat): it goes, unless y is read elsewhere."""
+    whole = "y = pl.slice(w, [512, 128], [0, 0])"
+    alone = _upgrade(K_SPLIT.format(row="0")).output
+    assert whole not in alone and "acc_k = pl.matmul(" in alone, alone
+    again = K_SPLIT.format(row="0").replace("            out = pl.assemble(", "            corner = pl.tensor.read(y, [0, 0])\n            out = pl.assemble(")
+    kept = _upgrade(again).output
+    assert whole in kept and "acc_k = pl.matmul(" in kept, kept
+    assert _upgrade(alone).output == alone and _upgrade(kept).output == kept
