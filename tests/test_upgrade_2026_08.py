@@ -89,3 +89,40 @@ def test_the_chunk_width_constant_imports_math_after_a_future_import():
     assert out.startswith('"""Wide rows."""\nfrom __future__ import annotations\nimport math\n')
     assert out.count("import math") == 1 and "WIDTH_CFG_CHUNK = math.gcd(WIDTH_CFG, " in out
     assert _upgrade(out).output == out
+
+
+K_SPLIT = '''
+import pypto.language as pl
+
+
+@pl.program
+class Example:
+    @pl.function
+    def k(self, a: pl.Tensor[[4, 512], pl.BF16], w: pl.Tensor[[1024, 128], pl.BF16], k0: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[4, 128], pl.FP32]]) -> pl.Tensor[[4, 128], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y = pl.slice(w, [512, 128], [{row}, 0])
+            c = pl.matmul(a, y, out_dtype=pl.FP32)
+            out = pl.assemble(out, c, [0, 0])
+        return out
+'''
+
+
+@pytest.mark.parametrize("row, chunk_row", [("0", "kk * (512 // 2)"), ("k0", "k0 + kk * (512 // 2)")])
+def test_k_split_chunks_start_where_the_operand_was_read(row, chunk_row):
+    """PTO177 reads chunk kk of the right operand at the row it was sliced from plus kk chunks;
+    from row 0 that is the chunk's own offset, written without a `0 + `."""
+    out = _upgrade(K_SPLIT.format(row=row)).output
+    assert f"pl.slice(w, [512 // 2, 128], [{chunk_row}, 0])" in out, out
+    assert f"pl.slice(w, [512 // 2, 128], [{row}, 0]), out_dtype=pl.FP32)" in out, out
+
+
+def test_k_split_drops_the_whole_read_only_where_nothing_else_reads_it():
+    """The chunks are read from the tensor, so the whole `y = pl.slice(w, [512, 128], ...)` is dead
+    after the split (a whole operand may not even fit Mat): it goes, unless y is read elsewhere."""
+    whole = "y = pl.slice(w, [512, 128], [0, 0])"
+    alone = _upgrade(K_SPLIT.format(row="0")).output
+    assert whole not in alone and "acc_k = pl.matmul(" in alone, alone
+    again = K_SPLIT.format(row="0").replace("            out = pl.assemble(", "            corner = pl.tensor.read(y, [0, 0])\n            out = pl.assemble(")
+    kept = _upgrade(again).output
+    assert whole in kept and "acc_k = pl.matmul(" in kept, kept
+    assert _upgrade(alone).output == alone and _upgrade(kept).output == kept

@@ -161,3 +161,34 @@ def test_run_verify_writes_only_proved_files(tmp_path, monkeypatch):
     again = CliRunner().invoke(main, ["run", "--verify", "--write", "--input", "seq_lens=4:16", "--jobs", "1", "."])
     assert again.exit_code == 0, again.stderr
     assert "deepseek_v3_2_decode_front.py: verified: equivalent" in again.stderr
+
+
+POSTPONED = '''
+from __future__ import annotations
+
+import pypto.language as pl
+
+ROWS = 4
+
+
+@pl.jit
+def double(x: pl.Tensor[[ROWS, 16], pl.FP32], out: pl.Out[pl.Tensor[[ROWS, 16], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        out[:, :] = pl.mul(x[:, :], {factor})
+    return out
+'''
+
+
+def test_postponed_annotations_are_evaluated_for_the_entry(api):
+    """Under `from __future__ import annotations` a jit entry's annotations are strings: the
+    interpreter evaluates them to make its inputs, so such a file can be verified at all."""
+    same = verify(("a.py", POSTPONED.format(factor="2.0")), ("b.py", POSTPONED.format(factor="2.0")), Settings(), api, "2026-08")
+    assert same.code == EQUIVALENT, same.message
+    other = verify(("a.py", POSTPONED.format(factor="2.0")), ("b.py", POSTPONED.format(factor="3.0")), Settings(), api, "2026-08")
+    assert other.code == MISMATCH, other.message
+
+
+def test_an_entry_annotation_naming_nothing_is_reported_not_raised(api):
+    text = POSTPONED.format(factor="2.0").replace("ROWS = 4\n", "")
+    verdict = verify(("a.py", text), ("b.py", text), Settings(), api, "2026-08")
+    assert verdict.code != EQUIVALENT and "name 'ROWS' is not defined" in verdict.message, verdict.message

@@ -114,7 +114,11 @@ def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
         raise SetupError(f"{path}: the program has no @pl.function")
     entry = getattr(program(), _entry(program, functions, called))
     specs = {}
-    for name, param in inspect.signature(entry).parameters.items():
+    try:  # under `from __future__ import annotations` the annotations are strings until evaluated
+        params = inspect.signature(entry, eval_str=True).parameters
+    except NameError as exc:
+        raise SetupError(f"{path}: an annotation of the entry function names what the module does not define: {exc}") from exc
+    for name, param in params.items():
         if not isinstance(param.annotation, Spec) or param.annotation.kind == "Tile":
             raise SetupError(f"{path}: parameter {name} has no pl.Tensor or pl.Scalar annotation to make an input from")
         specs[name] = param.annotation

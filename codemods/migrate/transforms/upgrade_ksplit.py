@@ -42,6 +42,7 @@ class Plan:
     n: str
     splits: int
     dtype: str = "FP32"
+    read_at: cst.CSTNode | None = None  # the statement that read the right operand whole, by name
 
 
 def plan(up: Upgrade, call: cst.Call, site: Site, tile: bool) -> Plan | None:
@@ -80,8 +81,8 @@ def plan(up: Upgrade, call: cst.Call, site: Site, tile: bool) -> Plan | None:
         return None
     if tile and isinstance(lhs, cst.Name) and not _mat_name(up, lhs, site):
         return None
-    return Plan(tile, code(lhs), isinstance(lhs, cst.Name), *read, a.shape[0], a.shape[1], b.shape[1], splits,
-                "FP32" if fp32 is not None else a.dtype)
+    return Plan(tile, code(lhs), isinstance(lhs, cst.Name), *read[:5], a.shape[0], a.shape[1], b.shape[1], splits,
+                "FP32" if fp32 is not None else a.dtype, read[5])
 
 
 def apply(up: Upgrade, call: cst.Call, site: Site, p: Plan) -> None:
@@ -96,7 +97,8 @@ def apply(up: Upgrade, call: cst.Call, site: Site, p: Plan) -> None:
     def operands(step: str) -> str:
         at = f"{step} * ({chunk})" if step else "0"
         offsets, shape = list(p.offsets), list(p.shape)
-        offsets[p.k_axis] = f"{offsets[p.k_axis]} + {at}" if step else offsets[p.k_axis]
+        if step:  # a chunk read from offset 0 starts at the chunk's own offset: no `0 + ` before it
+            offsets[p.k_axis] = at if offsets[p.k_axis] == "0" else f"{offsets[p.k_axis]} + {at}"
         shape[p.k_axis] = chunk
         if p.tile:
             left = f"pl.move(pl.slice({lhs}, [{p.m}, {chunk}], [0, {at}]), target_memory={LEFT})"
@@ -114,12 +116,23 @@ def apply(up: Upgrade, call: cst.Call, site: Site, p: Plan) -> None:
               f"for {kk} in pl.range(1, {p.splits}):",
               f"    {acc} = pl.matmul_acc({acc}, {operands(kk)})"]
     up.before(site, up.pl("\n".join(lines)))
+    if p.read_at is not None and _read_only_here(p.read_at, site):
+        # the chunks are read from the tensor: the whole read is dead, and would hold Mat for nothing
+        up.ctx.insert(up.rule, "remove", p.read_at)
     if p.tile or p.dtype == "FP32":
         up.rewrite(call, lambda new: cst.Name(acc))
     else:
         # a tensor matmul of half-precision operands is of their dtype (measured at c39fe714a and
         # e2d0f78ae): the FP32 accumulation is rounded once, as the cube does on its way out
         up.rewrite(call, lambda new: up.expr(f"pl.cast({acc}, target_type=pl.{p.dtype})"))
+
+
+def _read_only_here(read_at: cst.SimpleStatementLine, site: Site) -> bool:
+    """Whether the name `read_at` binds occurs in its function only there and in the matmul's operand."""
+    target = read_at.body[0].targets[0].target
+    if not isinstance(target, cst.Name):
+        return False
+    return sum(1 for n in walk(site.function) if isinstance(n, cst.Name) and n.value == target.value) == 2
 
 
 def _moved(up: Upgrade, node, space: str):
@@ -186,7 +199,7 @@ def _read(up: Upgrade, rhs: cst.Name, site: Site, tile: bool, k: str, n: str):
                        if isinstance(x, cst.Name)}
             if not isinstance(between, cst.SimpleStatementLine) or rebound & used:
                 return None
-        return code(source), codes(offsets), (k, n), 0, False
+        return code(source), codes(offsets), (k, n), 0, False, s
     return None
 
 
@@ -216,7 +229,7 @@ def _reshaped(up: Upgrade, rhs: cst.Call, site: Site, kn: tuple):
     if not (all(number(d, up.info, site.function) == 1 for d in shape[:-2])
             and same(shape[-2], kn[0]) and same(shape[-1], kn[1])):
         return None
-    return code(source), offsets, shape, len(shape) - 2, True
+    return code(source), offsets, shape, len(shape) - 2, True, None
 
 
 class TensorKSplit(Upgrade):
