@@ -86,7 +86,9 @@ class _Dispatcher(cst.CSTTransformer):
         super().__init__()
         self.ctx = Context(module, api, text)
         self.touched: list[tuple[Rule, cst.CSTNode]] = []
-        self._texts: list[tuple[str, str]] = []  # before/after of each touched node, for reports
+        # Before/after of each touched node, for reports; None or a `_Later`: read off the code
+        # generation of the phase's input or output tree, which places the edits anyway.
+        self._texts: list[tuple[str | None, str | _Later]] = []
         self.marked = False  # a review marker was written (a change that touches no node)
         self._orphans: list[list[cst.EmptyLine]] = []  # comments of removed statements, per open block
         self.leave: dict[str, list[tuple[Rule, Hook]]] = {}
@@ -106,21 +108,41 @@ class _Dispatcher(cst.CSTTransformer):
                     self.visit.setdefault(node_type, []).append(getattr(transform, attr))
         self.enter = self._subtrees_to_enter(module, transforms)
 
-    def _touch(self, rule: Rule, node: cst.CSTNode, before: str | None, after: str) -> None:
+    def _touch(self, rule: Rule, node: cst.CSTNode, before: str | None, after: str | _Later) -> None:
         self.touched.append((rule, node))
-        self._texts.append((before, after.strip()))
+        self._texts.append((before, after if isinstance(after, _Later) else after.strip()))
+
+    def _after(self, result) -> str | _Later:
+        """The code of a hook's result; a `_Later` where the nodes print alone as in the output
+        tree, whose code generation then gives their text (a wrapped loop is not printed twice)."""
+        if isinstance(result, cst.FlattenSentinel):
+            nodes = tuple(result.nodes)
+        elif isinstance(result, cst.CSTNode) and not isinstance(result, cst.Annotation):
+            nodes = (result,)
+        else:
+            return self._code(result)
+        if not all(standalone(type(n)) for n in nodes):
+            return self._code(result)
+        return _Later(nodes)
+
+    def later(self) -> list[cst.CSTNode]:
+        """The result nodes whose text is to be read off the output's code generation."""
+        return [n for _, now in self._texts if isinstance(now, _Later) for n in now.nodes]
 
     def _before(self, node) -> str | None:
         """The code of a node of the phase's input tree; None: read off the code generation
         that places the phase's edits (a loop a rule wraps is not printed twice more)."""
         return None if standalone(type(node)) else self._code(node)
 
-    def texts(self, printed: dict[int, str]) -> list[tuple[str, str]]:
-        """Before and after of each touched node, `printed` filling the befores left open."""
+    def texts(self, printed: dict[int, str], printed_after: dict[int, str]) -> list[tuple[str, str]]:
+        """Before and after of each touched node, `printed` filling the befores left open and
+        `printed_after` the afters (a node not found there, replaced again, is printed alone)."""
         out = []
         for (_, node), (was, now) in zip(self.touched, self._texts):
             if was is None:  # a node printed only inside its parent was not recorded: print it alone
                 was = printed[id(node)] if id(node) in printed else self._code(node)
+            if isinstance(now, _Later):
+                now = "".join(printed_after[id(n)] if id(n) in printed_after else self._code(n) for n in now.nodes).strip()
             out.append((was.strip(), now))
         return out
 
@@ -173,7 +195,7 @@ class _Dispatcher(cst.CSTTransformer):
                 line, column = self.ctx.position(original)
                 raise EngineError(f"engine error: rule {rule.id} failed here: {type(exc).__name__}: {exc}", line, column) from exc
             if result is not None and result is not updated:
-                self._touch(rule, original, self._before(original), self._code(result))
+                self._touch(rule, original, self._before(original), self._after(result))
                 updated = result
         if isinstance(updated, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
             flags = [(rule, original, message) for rule, message in self.ctx.node_flags.get(original, ())]
@@ -240,6 +262,13 @@ class _Dispatcher(cst.CSTTransformer):
         if not (before or after):
             return cst.RemovalSentinel.REMOVE
         return cst.FlattenSentinel([*before, *middle, *after])
+
+
+@dataclass(frozen=True)
+class _Later:
+    """An edit's after-text still to be read off the output tree's code generation."""
+
+    nodes: tuple[cst.CSTNode, ...]
 
 
 @lru_cache(maxsize=None)
@@ -366,14 +395,14 @@ def _phases(module: cst.Module, body: str, rules: tuple[Rule, ...], api: ApiTabl
         nodes = [node for _, node in dispatcher.touched]
         unprinted = [node for node, (was, _) in zip(nodes, dispatcher._texts) if was is None]
         before, where, printed = code_starts_and_texts(tree, nodes, unprinted)
+        new_text, _, printed_after = code_starts_and_texts(new_tree, (), dispatcher.later())
         edits += [
             Edit(rule.id, *where[id(node)], rule.safety, was, now)
-            for (rule, node), (was, now) in zip(dispatcher.touched, dispatcher.texts(printed))
+            for (rule, node), (was, now) in zip(dispatcher.touched, dispatcher.texts(printed, printed_after))
         ]
         touched.update(rule.id for rule, _ in dispatcher.touched)
         if tree is module:
             roundtrip = before
-        new_text = new_tree.code
         if new_text != before:
             tree, text_of_tree = new_tree, new_text
     kernels = len(plan.region_plans) if plan is not None else 0
