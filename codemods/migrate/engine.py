@@ -1,7 +1,8 @@
 """Migrate one source text: one LibCST traversal per phase serves every selected rule.
 
-Data flows one way: text -> CST -> rules (edits, statement edits, flags) -> new text ->
-re-parse -> findings read off the new text (`codemods.check.findings`).
+Data flows one way: text -> CST -> rules (edits, statement edits, flags) -> new tree and
+its text -> CPython's parser checks the text -> findings read off the new tree and text
+(`codemods.check.findings`).
 """
 
 from __future__ import annotations
@@ -17,65 +18,17 @@ import libcst as cst
 from ..text.diffs import restore_untouched
 from ..check.strict import rejected_within
 from ..check.findings import MARKER, scan
-from ..model.kernels import OpIndex
 from ..syntax.memo import forget, per_file
-from ..syntax.positions import code_starts_and_texts, standalone, starts
+from ..syntax.positions import code_starts_and_texts, standalone
 from ..check.results import Edit, EngineError, Result, SourceError
 from ..rulebook.loading import ApiTable, Rule
 from ..syntax.traversal import ancestors
+from .context import Context
 from .parsing import check_python, parse, reason
 from .statement_edits import parse_statements, prepend_statements, with_markers
 from .transforms import make_transform
 
 BOM = "\ufeff"
-
-
-class Context:
-    """What a rule sees of the file while the traversal runs."""
-
-    def __init__(self, module: cst.Module, api: ApiTable, text: str | None = None) -> None:
-        self.api = api
-        self.module = module
-        self.text = text  # the module's code, when known
-        self.ops = OpIndex(module, api.module).ops
-        self._plan = None
-        self.flags: list[tuple[Rule, cst.CSTNode, str]] = []
-        self.node_flags: dict[cst.CSTNode, list[tuple[Rule, str]]] = {}
-        self.statement_edits: dict[cst.CSTNode, list[tuple[Rule, str, str]]] = {}
-        self.open_statements: list[cst.CSTNode] = []  # the statements being traversed, innermost last
-
-    def plan(self):
-        """The migration plan of this file, computed once, on the input, for all rules."""
-        if self._plan is None:
-            from .planner import plan_module  # only type-directed rules pay for it
-
-            self._plan = plan_module(self.module, self.api, self.text)
-        return self._plan
-
-    def insert(self, rule: Rule, where: str, node: cst.CSTNode, code: str = "") -> None:
-        """Statement edits: code `before`/`after` a statement, `prepend` to a body, `remove` it."""
-        self.statement_edits.setdefault(node, []).append((rule, where, code))
-
-    def flag_at(self, rule: Rule, statement: cst.CSTNode, message: str) -> None:
-        self.node_flags.setdefault(statement, []).append((rule, message))
-
-    def op_of(self, func: cst.BaseExpression) -> str | None:
-        """The API op a callee names here ('view', 'tensor.read'), resolving the module alias."""
-        return self.ops.get(func)
-
-    def position(self, node: cst.CSTNode) -> tuple[int, int]:
-        """1-based line and column of a node of the *input* tree (a code generation pass: for
-        errors; the edits of a phase are placed together, see `migrate`)."""
-        return starts(self.module, [node])[id(node)]
-
-    def flag(self, rule: Rule, node: cst.CSTNode, message: str) -> None:
-        """Ask a person to decide at this node's statement; the engine writes the marker."""
-        if self.open_statements:
-            # The statement whose own code holds the node: a `with` header's call is marked at
-            # the `with`, not at the first line of its body (whichever is left first).
-            self.flag_at(rule, self.open_statements[-1], message)
-        else:
-            self.flags.append((rule, node, message))
 
 
 Hook = Callable[[cst.CSTNode, cst.CSTNode, Context], cst.CSTNode | None]
@@ -313,7 +266,7 @@ def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: froze
         return Result(text, text)
     module = parse(body)
     done = _phases(module, body, rules, api)
-    checked: tuple[str, cst.Module] | None = None  # the output, parsed where the loop below did
+    checked: tuple[str, cst.Module] | None = None  # the output and its tree, where the loop below checked it
     for _ in range(2):
         # A migration can leave code the target rejects where it changed a value's kind (a Tile
         # handed over as a Tensor is read by a tile op of a region that had nothing to fix): the
@@ -321,9 +274,8 @@ def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: froze
         # a second run of the tool has nothing left to do.
         if done.output is None or not any(r.phase >= 1 for r in rules):
             break
-        try:
-            again_module = parse(done.output, "output")
-        except SourceError:
+        again_module = _output_tree(done)
+        if again_module is None:
             break  # said below, as the engine error it is
         if not rejected_within(again_module, api):
             checked = (done.output, again_module)
@@ -332,14 +284,14 @@ def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: froze
         if again.output is None or again.output == done.output:
             break
         done = _Done(done.roundtrip, again.output, done.edits + again.edits, done.touched | again.touched,
-                     again.kernels, again.over_budget)
+                     again.kernels, again.over_budget, again.tree)
     if done.output is None:
         out_module, output = module, done.roundtrip
     else:
-        # Only text leaves the phases: the trees they built (and what was remembered
-        # about them) are freed before the output is parsed, which bounds the peak.
+        # Only the output's text and tree leave the phases: the other trees they built (and
+        # what was remembered about them) are freed, which bounds the peak.
         del module
-        reused = checked[1] if checked is not None and checked[0] == done.output else None
+        reused = checked[1] if checked is not None and checked[0] == done.output else _output_tree(done)
         forget(keep=reused)  # what the check above found in the output is the findings' to read
         output = done.output
         try:
@@ -360,9 +312,21 @@ def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: froze
     return Result(text, bom + output, done.edits, findings, reviewed, done.kernels, done.over_budget)
 
 
+def _output_tree(done: _Done) -> cst.Module | None:
+    """The tree of the phases' output, as the findings and the re-run read it: the tree the
+    last phase built, once CPython's parser accepts its code (LibCST's parser would build the
+    same tree again, `tests/test_engine.py` holds them equal on every fixture and the corpus).
+    None: the output does not parse, an engine error."""
+    try:
+        check_python(done.output, "output")
+    except SourceError:
+        return None
+    return done.tree
+
+
 @dataclass
 class _Done:
-    """What the phases leave behind: text and figures, no trees."""
+    """What the phases leave behind: text and figures, and the tree of the output."""
 
     roundtrip: str  # the code LibCST makes of the input (restored later where no rule wrote)
     output: str | None  # None: nothing changed
@@ -370,13 +334,14 @@ class _Done:
     touched: set[str]
     kernels: int
     over_budget: int
+    tree: cst.Module | None = None  # the tree whose code is `output`
 
 
 def _phases(module: cst.Module, body: str, rules: tuple[Rule, ...], api: ApiTable) -> _Done:
     """Each phase is one traversal serving all of its rules. Rules that restructure kernel
     regions run first; the type-directed ones then plan on the restructured tree, used as
-    the transform left it: the output is parsed once, by the caller, both as the safety
-    check of every rule and as the tree the findings are read from."""
+    the transform left it, as is the output's tree the findings are read from (the caller
+    has CPython's parser check its text: the safety check of every rule)."""
     tree, text_of_tree = module, None
     roundtrip = None
     edits: list[Edit] = []
@@ -407,4 +372,5 @@ def _phases(module: cst.Module, body: str, rules: tuple[Rule, ...], api: ApiTabl
             tree, text_of_tree = new_tree, new_text
     kernels = len(plan.region_plans) if plan is not None else 0
     over = sum(1 for rule, _, _ in plan.flags if rule == "capacity") if plan is not None else 0
-    return _Done(roundtrip if roundtrip is not None else module.code, text_of_tree, edits, touched, kernels, over)
+    return _Done(roundtrip if roundtrip is not None else module.code, text_of_tree, edits, touched, kernels, over,
+                 tree if text_of_tree is not None else None)
