@@ -19,7 +19,7 @@ from ..text.diffs import restore_untouched
 from ..check.strict import rejected_within
 from ..check.findings import MARKER, scan
 from ..syntax.memo import forget, per_file
-from ..syntax.positions import code_starts_and_texts, standalone
+from ..syntax.positions import Printed, code_starts_and_texts, standalone
 from ..check.results import Edit, EngineError, Result, SourceError
 from ..rulebook.loading import ApiTable, Rule
 from ..syntax.traversal import ancestors
@@ -347,7 +347,9 @@ def _phases(module: cst.Module, body: str, rules: tuple[Rule, ...], api: ApiTabl
     edits: list[Edit] = []
     touched: set[str] = set()
     plan = None
-    for phase in sorted({r.phase for r in rules}):
+    phases = sorted({r.phase for r in rules})
+    printed_tree: Printed | None = None  # `tree` printed whole by the phase before, when it was
+    for phase in phases:
         # The planner takes the words of the tree's code; for the input those of the file
         # itself (LibCST's round trip can lose whitespace, never a word).
         dispatcher = _Dispatcher(tree, tuple(r for r in rules if r.phase == phase), api, text_of_tree or body)
@@ -356,11 +358,18 @@ def _phases(module: cst.Module, body: str, rules: tuple[Rule, ...], api: ApiTabl
         if not (dispatcher.touched or dispatcher.marked):
             continue  # nothing written: the tree is as it was
         # One code generation of the phase's input places its edits (and, for the input
-        # itself, is the round trip).
+        # itself, is the round trip); the previous phase's output, printed whole, is that input.
         nodes = [node for _, node in dispatcher.touched]
         unprinted = [node for node, (was, _) in zip(nodes, dispatcher._texts) if was is None]
-        before, where, printed = code_starts_and_texts(tree, nodes, unprinted)
-        new_text, _, printed_after = code_starts_and_texts(new_tree, (), dispatcher.later())
+        if printed_tree is not None and printed_tree.module is tree:
+            before, where, printed = printed_tree.code, printed_tree.starts(nodes), printed_tree.texts(unprinted)
+        else:
+            before, where, printed = code_starts_and_texts(tree, nodes, unprinted)
+        if phase == phases[-1]:
+            new_text, _, printed_after = code_starts_and_texts(new_tree, (), dispatcher.later())
+        else:  # printed whole: the next phase edits it
+            printed_tree = Printed(new_tree)
+            new_text, printed_after = printed_tree.code, printed_tree.texts(dispatcher.later())
         edits += [
             Edit(rule.id, *where[id(node)], rule.safety, was, now)
             for (rule, node), (was, now) in zip(dispatcher.touched, dispatcher.texts(printed, printed_after))
