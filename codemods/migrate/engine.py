@@ -22,7 +22,7 @@ from ..syntax.memo import forget, per_file
 from ..syntax.positions import Printed, code_starts_and_texts, standalone
 from ..check.results import Edit, EngineError, Result, SourceError
 from ..rulebook.loading import ApiTable, Rule
-from ..syntax.traversal import ancestors
+from ..syntax.traversal import STATEMENT_TYPES, ancestors
 from .context import Context
 from .parsing import check_python, parse, reason
 from .statement_edits import parse_statements, prepend_statements, with_markers
@@ -123,9 +123,11 @@ class _Dispatcher(cst.CSTTransformer):
         return ancestors(module, wanted)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, (cst.IndentedBlock, cst.Module)):
+        # Exact types (LibCST's node classes are final): `isinstance` on them goes through
+        # ABCMeta, and these run for every node the traversal enters.
+        if type(node) in _BLOCKS:
             self._orphans.append([])
-        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        if type(node) in STATEMENT_TYPES:
             self.ctx.open_statements.append(node)
         for hook in self.visit.get(type(node).__name__, ()):
             hook(node, self.ctx)
@@ -150,7 +152,7 @@ class _Dispatcher(cst.CSTTransformer):
             if result is not None and result is not updated:
                 self._touch(rule, original, self._before(original), self._after(result))
                 updated = result
-        if isinstance(updated, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        if type(updated) in STATEMENT_TYPES:
             flags = [(rule, original, message) for rule, message in self.ctx.node_flags.get(original, ())]
             flags += self.ctx.flags
             self.ctx.flags = []
@@ -161,9 +163,9 @@ class _Dispatcher(cst.CSTTransformer):
         edits = self.ctx.statement_edits.get(original)
         if edits:
             updated = self._apply_statement_edits(original, updated, edits)
-        if isinstance(original, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        if type(original) in STATEMENT_TYPES:
             updated = self._adopt_orphans(updated)
-        elif isinstance(original, (cst.IndentedBlock, cst.Module)):
+        elif type(original) in _BLOCKS:
             orphans = self._orphans.pop()
             if orphans:  # the block's last statement went: its comments stay at the block's end
                 updated = updated.with_changes(footer=[*orphans, *updated.footer])
@@ -215,6 +217,9 @@ class _Dispatcher(cst.CSTTransformer):
         if not (before or after):
             return cst.RemovalSentinel.REMOVE
         return cst.FlattenSentinel([*before, *middle, *after])
+
+
+_BLOCKS = frozenset({cst.IndentedBlock, cst.Module})
 
 
 @dataclass(frozen=True)

@@ -97,7 +97,7 @@ class _Everything(CodegenState):
 
     def __init__(self, module: cst.Module) -> None:
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
-        self.found: dict[int, int] = {}  # node id -> index of its first token
+        self.found: dict[int, int] = {}  # node id -> start token, where a syntactic position says
         self.spans: dict[int, tuple[int, int, int, int, int]] = {}  # first, end token; depth; indent records
         self.stack: list[tuple[int, int, int]] = []
         self.indents: list[tuple[int, int]] = []  # (token index, count) of every indentation written
@@ -117,10 +117,12 @@ class _Everything(CodegenState):
     def after_codegen(self, node: cst.CSTNode) -> None:
         first, depth, mark = self.stack.pop()
         key = id(node)
-        if key not in self.found:
-            self.found[key] = first
         if key not in self.spans:
             self.spans[key] = (first, len(self.tokens), depth, mark, len(self.indents))
+
+    def start(self, key: int) -> int:
+        """The node's start: its first token, or where its syntactic position says."""
+        return self.found[key] if key in self.found else self.spans[key][0]
 
     @contextmanager
     def record_syntactic_position(self, node, *, start_node=None, end_node=None) -> Iterator[None]:
@@ -128,7 +130,7 @@ class _Everything(CodegenState):
         try:
             yield
         finally:
-            self.found[id(node)] = self.found[id(start_node)] if start_node is not None else start
+            self.found[id(node)] = self.start(id(start_node)) if start_node is not None else start
 
 
 class Printed:
@@ -143,9 +145,9 @@ class Printed:
         self._state = state
 
     def starts(self, nodes: Iterable[cst.CSTNode]) -> dict[int, tuple[int, int]]:
-        found = self._state.found
-        wanted = {id(n): found[id(n)] for n in nodes if id(n) in found}
-        return _lines_and_columns(self._state.tokens, wanted)
+        state = self._state
+        wanted = {id(n): state.start(id(n)) for n in nodes if id(n) in state.spans}
+        return _lines_and_columns(state.tokens, wanted)
 
     def texts(self, nodes: Iterable[cst.CSTNode]) -> dict[int, str]:
         """`id(node) -> module.code_for_node(node)`, for nodes `standalone` accepts."""
