@@ -9,7 +9,7 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from codemods.syntax.positions import code_and_starts, code_starts_and_texts, standalone
+from codemods.syntax.positions import Printed, code_and_starts, code_starts_and_texts, standalone
 from codemods.syntax.traversal import STATEMENT_TYPES, TRIVIA, children, content, own_and_nested, walk
 from conftest import FIXTURES
 
@@ -112,3 +112,16 @@ def test_texts_from_the_one_code_generation_are_code_for_node(name, module):
             assert isinstance(node, (cst.BaseParenthesizableWhitespace, cst.TrailingWhitespace, cst.Newline)), type(node).__name__
             continue
         assert texts[id(node)] == module.code_for_node(node), type(node).__name__
+
+
+@pytest.mark.parametrize("name,module", list(_modules()), ids=lambda v: v if isinstance(v, str) else "")
+def test_a_printed_tree_answers_as_a_code_generation_asked_in_advance(name, module):
+    """`Printed` records every node (the next phase's edits are not known when the previous
+    phase's output is printed); asked later, it answers exactly as `code_starts_and_texts`."""
+    nodes = list(_all(module))
+    alone = [n for n in nodes if standalone(type(n)) and n is not module]
+    text, found, texts = code_starts_and_texts(module, nodes, alone)
+    printed = Printed(module)
+    assert printed.code == text == module.code
+    assert printed.starts(nodes) == found
+    assert printed.texts(alone) == texts

@@ -1,7 +1,8 @@
 """Migrate one source text: one LibCST traversal per phase serves every selected rule.
 
-Data flows one way: text -> CST -> rules (edits, statement edits, flags) -> new text ->
-re-parse -> findings read off the new text (`codemods.check.findings`).
+Data flows one way: text -> CST -> rules (edits, statement edits, flags) -> new tree and
+its text -> CPython's parser checks the text -> findings read off the new tree and text
+(`codemods.check.findings`).
 """
 
 from __future__ import annotations
@@ -17,65 +18,17 @@ import libcst as cst
 from ..text.diffs import restore_untouched
 from ..check.strict import rejected_within
 from ..check.findings import MARKER, scan
-from ..model.kernels import OpIndex
 from ..syntax.memo import forget, per_file
-from ..syntax.positions import code_starts_and_texts, standalone, starts
+from ..syntax.positions import Printed, code_starts_and_texts, standalone
 from ..check.results import Edit, EngineError, Result, SourceError
 from ..rulebook.loading import ApiTable, Rule
-from ..syntax.traversal import ancestors
+from ..syntax.traversal import STATEMENT_TYPES, ancestors
+from .context import Context
 from .parsing import check_python, parse, reason
 from .statement_edits import parse_statements, prepend_statements, with_markers
 from .transforms import make_transform
 
 BOM = "\ufeff"
-
-
-class Context:
-    """What a rule sees of the file while the traversal runs."""
-
-    def __init__(self, module: cst.Module, api: ApiTable, text: str | None = None) -> None:
-        self.api = api
-        self.module = module
-        self.text = text  # the module's code, when known
-        self.ops = OpIndex(module, api.module).ops
-        self._plan = None
-        self.flags: list[tuple[Rule, cst.CSTNode, str]] = []
-        self.node_flags: dict[cst.CSTNode, list[tuple[Rule, str]]] = {}
-        self.statement_edits: dict[cst.CSTNode, list[tuple[Rule, str, str]]] = {}
-        self.open_statements: list[cst.CSTNode] = []  # the statements being traversed, innermost last
-
-    def plan(self):
-        """The migration plan of this file, computed once, on the input, for all rules."""
-        if self._plan is None:
-            from .planner import plan_module  # only type-directed rules pay for it
-
-            self._plan = plan_module(self.module, self.api, self.text)
-        return self._plan
-
-    def insert(self, rule: Rule, where: str, node: cst.CSTNode, code: str = "") -> None:
-        """Statement edits: code `before`/`after` a statement, `prepend` to a body, `remove` it."""
-        self.statement_edits.setdefault(node, []).append((rule, where, code))
-
-    def flag_at(self, rule: Rule, statement: cst.CSTNode, message: str) -> None:
-        self.node_flags.setdefault(statement, []).append((rule, message))
-
-    def op_of(self, func: cst.BaseExpression) -> str | None:
-        """The API op a callee names here ('view', 'tensor.read'), resolving the module alias."""
-        return self.ops.get(func)
-
-    def position(self, node: cst.CSTNode) -> tuple[int, int]:
-        """1-based line and column of a node of the *input* tree (a code generation pass: for
-        errors; the edits of a phase are placed together, see `migrate`)."""
-        return starts(self.module, [node])[id(node)]
-
-    def flag(self, rule: Rule, node: cst.CSTNode, message: str) -> None:
-        """Ask a person to decide at this node's statement; the engine writes the marker."""
-        if self.open_statements:
-            # The statement whose own code holds the node: a `with` header's call is marked at
-            # the `with`, not at the first line of its body (whichever is left first).
-            self.flag_at(rule, self.open_statements[-1], message)
-        else:
-            self.flags.append((rule, node, message))
 
 
 Hook = Callable[[cst.CSTNode, cst.CSTNode, Context], cst.CSTNode | None]
@@ -86,7 +39,9 @@ class _Dispatcher(cst.CSTTransformer):
         super().__init__()
         self.ctx = Context(module, api, text)
         self.touched: list[tuple[Rule, cst.CSTNode]] = []
-        self._texts: list[tuple[str, str]] = []  # before/after of each touched node, for reports
+        # Before/after of each touched node, for reports; None or a `_Later`: read off the code
+        # generation of the phase's input or output tree, which places the edits anyway.
+        self._texts: list[tuple[str | None, str | _Later]] = []
         self.marked = False  # a review marker was written (a change that touches no node)
         self._orphans: list[list[cst.EmptyLine]] = []  # comments of removed statements, per open block
         self.leave: dict[str, list[tuple[Rule, Hook]]] = {}
@@ -106,21 +61,41 @@ class _Dispatcher(cst.CSTTransformer):
                     self.visit.setdefault(node_type, []).append(getattr(transform, attr))
         self.enter = self._subtrees_to_enter(module, transforms)
 
-    def _touch(self, rule: Rule, node: cst.CSTNode, before: str | None, after: str) -> None:
+    def _touch(self, rule: Rule, node: cst.CSTNode, before: str | None, after: str | _Later) -> None:
         self.touched.append((rule, node))
-        self._texts.append((before, after.strip()))
+        self._texts.append((before, after if isinstance(after, _Later) else after.strip()))
+
+    def _after(self, result) -> str | _Later:
+        """The code of a hook's result; a `_Later` where the nodes print alone as in the output
+        tree, whose code generation then gives their text (a wrapped loop is not printed twice)."""
+        if isinstance(result, cst.FlattenSentinel):
+            nodes = tuple(result.nodes)
+        elif isinstance(result, cst.CSTNode) and not isinstance(result, cst.Annotation):
+            nodes = (result,)
+        else:
+            return self._code(result)
+        if not all(standalone(type(n)) for n in nodes):
+            return self._code(result)
+        return _Later(nodes)
+
+    def later(self) -> list[cst.CSTNode]:
+        """The result nodes whose text is to be read off the output's code generation."""
+        return [n for _, now in self._texts if isinstance(now, _Later) for n in now.nodes]
 
     def _before(self, node) -> str | None:
         """The code of a node of the phase's input tree; None: read off the code generation
         that places the phase's edits (a loop a rule wraps is not printed twice more)."""
         return None if standalone(type(node)) else self._code(node)
 
-    def texts(self, printed: dict[int, str]) -> list[tuple[str, str]]:
-        """Before and after of each touched node, `printed` filling the befores left open."""
+    def texts(self, printed: dict[int, str], printed_after: dict[int, str]) -> list[tuple[str, str]]:
+        """Before and after of each touched node, `printed` filling the befores left open and
+        `printed_after` the afters (a node not found there, replaced again, is printed alone)."""
         out = []
         for (_, node), (was, now) in zip(self.touched, self._texts):
             if was is None:  # a node printed only inside its parent was not recorded: print it alone
                 was = printed[id(node)] if id(node) in printed else self._code(node)
+            if isinstance(now, _Later):
+                now = "".join(printed_after[id(n)] if id(n) in printed_after else self._code(n) for n in now.nodes).strip()
             out.append((was.strip(), now))
         return out
 
@@ -148,9 +123,11 @@ class _Dispatcher(cst.CSTTransformer):
         return ancestors(module, wanted)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, (cst.IndentedBlock, cst.Module)):
+        # Exact types (LibCST's node classes are final): `isinstance` on them goes through
+        # ABCMeta, and these run for every node the traversal enters.
+        if type(node) in _BLOCKS:
             self._orphans.append([])
-        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        if type(node) in STATEMENT_TYPES:
             self.ctx.open_statements.append(node)
         for hook in self.visit.get(type(node).__name__, ()):
             hook(node, self.ctx)
@@ -173,9 +150,9 @@ class _Dispatcher(cst.CSTTransformer):
                 line, column = self.ctx.position(original)
                 raise EngineError(f"engine error: rule {rule.id} failed here: {type(exc).__name__}: {exc}", line, column) from exc
             if result is not None and result is not updated:
-                self._touch(rule, original, self._before(original), self._code(result))
+                self._touch(rule, original, self._before(original), self._after(result))
                 updated = result
-        if isinstance(updated, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        if type(updated) in STATEMENT_TYPES:
             flags = [(rule, original, message) for rule, message in self.ctx.node_flags.get(original, ())]
             flags += self.ctx.flags
             self.ctx.flags = []
@@ -186,9 +163,9 @@ class _Dispatcher(cst.CSTTransformer):
         edits = self.ctx.statement_edits.get(original)
         if edits:
             updated = self._apply_statement_edits(original, updated, edits)
-        if isinstance(original, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        if type(original) in STATEMENT_TYPES:
             updated = self._adopt_orphans(updated)
-        elif isinstance(original, (cst.IndentedBlock, cst.Module)):
+        elif type(original) in _BLOCKS:
             orphans = self._orphans.pop()
             if orphans:  # the block's last statement went: its comments stay at the block's end
                 updated = updated.with_changes(footer=[*orphans, *updated.footer])
@@ -242,6 +219,16 @@ class _Dispatcher(cst.CSTTransformer):
         return cst.FlattenSentinel([*before, *middle, *after])
 
 
+_BLOCKS = frozenset({cst.IndentedBlock, cst.Module})
+
+
+@dataclass(frozen=True)
+class _Later:
+    """An edit's after-text still to be read off the output tree's code generation."""
+
+    nodes: tuple[cst.CSTNode, ...]
+
+
 @lru_cache(maxsize=None)
 def _hooks(kind: type) -> tuple[str, ...]:
     return tuple(attr for attr in dir(kind) if attr.startswith(("leave_", "visit_")))
@@ -284,7 +271,7 @@ def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: froze
         return Result(text, text)
     module = parse(body)
     done = _phases(module, body, rules, api)
-    checked: tuple[str, cst.Module] | None = None  # the output, parsed where the loop below did
+    checked: tuple[str, cst.Module] | None = None  # the output and its tree, where the loop below checked it
     for _ in range(2):
         # A migration can leave code the target rejects where it changed a value's kind (a Tile
         # handed over as a Tensor is read by a tile op of a region that had nothing to fix): the
@@ -292,9 +279,8 @@ def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: froze
         # a second run of the tool has nothing left to do.
         if done.output is None or not any(r.phase >= 1 for r in rules):
             break
-        try:
-            again_module = parse(done.output, "output")
-        except SourceError:
+        again_module = _output_tree(done)
+        if again_module is None:
             break  # said below, as the engine error it is
         if not rejected_within(again_module, api):
             checked = (done.output, again_module)
@@ -303,14 +289,14 @@ def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: froze
         if again.output is None or again.output == done.output:
             break
         done = _Done(done.roundtrip, again.output, done.edits + again.edits, done.touched | again.touched,
-                     again.kernels, again.over_budget)
+                     again.kernels, again.over_budget, again.tree)
     if done.output is None:
         out_module, output = module, done.roundtrip
     else:
-        # Only text leaves the phases: the trees they built (and what was remembered
-        # about them) are freed before the output is parsed, which bounds the peak.
+        # Only the output's text and tree leave the phases: the other trees they built (and
+        # what was remembered about them) are freed, which bounds the peak.
         del module
-        reused = checked[1] if checked is not None and checked[0] == done.output else None
+        reused = checked[1] if checked is not None and checked[0] == done.output else _output_tree(done)
         forget(keep=reused)  # what the check above found in the output is the findings' to read
         output = done.output
         try:
@@ -331,9 +317,21 @@ def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: froze
     return Result(text, bom + output, done.edits, findings, reviewed, done.kernels, done.over_budget)
 
 
+def _output_tree(done: _Done) -> cst.Module | None:
+    """The tree of the phases' output, as the findings and the re-run read it: the tree the
+    last phase built, once CPython's parser accepts its code (LibCST's parser would build the
+    same tree again, `tests/test_engine.py` holds them equal on every fixture and the corpus).
+    None: the output does not parse, an engine error."""
+    try:
+        check_python(done.output, "output")
+    except SourceError:
+        return None
+    return done.tree
+
+
 @dataclass
 class _Done:
-    """What the phases leave behind: text and figures, no trees."""
+    """What the phases leave behind: text and figures, and the tree of the output."""
 
     roundtrip: str  # the code LibCST makes of the input (restored later where no rule wrote)
     output: str | None  # None: nothing changed
@@ -341,19 +339,22 @@ class _Done:
     touched: set[str]
     kernels: int
     over_budget: int
+    tree: cst.Module | None = None  # the tree whose code is `output`
 
 
 def _phases(module: cst.Module, body: str, rules: tuple[Rule, ...], api: ApiTable) -> _Done:
     """Each phase is one traversal serving all of its rules. Rules that restructure kernel
     regions run first; the type-directed ones then plan on the restructured tree, used as
-    the transform left it: the output is parsed once, by the caller, both as the safety
-    check of every rule and as the tree the findings are read from."""
+    the transform left it, as is the output's tree the findings are read from (the caller
+    has CPython's parser check its text: the safety check of every rule)."""
     tree, text_of_tree = module, None
     roundtrip = None
     edits: list[Edit] = []
     touched: set[str] = set()
     plan = None
-    for phase in sorted({r.phase for r in rules}):
+    phases = sorted({r.phase for r in rules})
+    printed_tree: Printed | None = None  # `tree` printed whole by the phase before, when it was
+    for phase in phases:
         # The planner takes the words of the tree's code; for the input those of the file
         # itself (LibCST's round trip can lose whitespace, never a word).
         dispatcher = _Dispatcher(tree, tuple(r for r in rules if r.phase == phase), api, text_of_tree or body)
@@ -362,20 +363,28 @@ def _phases(module: cst.Module, body: str, rules: tuple[Rule, ...], api: ApiTabl
         if not (dispatcher.touched or dispatcher.marked):
             continue  # nothing written: the tree is as it was
         # One code generation of the phase's input places its edits (and, for the input
-        # itself, is the round trip).
+        # itself, is the round trip); the previous phase's output, printed whole, is that input.
         nodes = [node for _, node in dispatcher.touched]
         unprinted = [node for node, (was, _) in zip(nodes, dispatcher._texts) if was is None]
-        before, where, printed = code_starts_and_texts(tree, nodes, unprinted)
+        if printed_tree is not None and printed_tree.module is tree:
+            before, where, printed = printed_tree.code, printed_tree.starts(nodes), printed_tree.texts(unprinted)
+        else:
+            before, where, printed = code_starts_and_texts(tree, nodes, unprinted)
+        if phase == phases[-1]:
+            new_text, _, printed_after = code_starts_and_texts(new_tree, (), dispatcher.later())
+        else:  # printed whole: the next phase edits it
+            printed_tree = Printed(new_tree)
+            new_text, printed_after = printed_tree.code, printed_tree.texts(dispatcher.later())
         edits += [
             Edit(rule.id, *where[id(node)], rule.safety, was, now)
-            for (rule, node), (was, now) in zip(dispatcher.touched, dispatcher.texts(printed))
+            for (rule, node), (was, now) in zip(dispatcher.touched, dispatcher.texts(printed, printed_after))
         ]
         touched.update(rule.id for rule, _ in dispatcher.touched)
         if tree is module:
             roundtrip = before
-        new_text = new_tree.code
         if new_text != before:
             tree, text_of_tree = new_tree, new_text
     kernels = len(plan.region_plans) if plan is not None else 0
     over = sum(1 for rule, _, _ in plan.flags if rule == "capacity") if plan is not None else 0
-    return _Done(roundtrip if roundtrip is not None else module.code, text_of_tree, edits, touched, kernels, over)
+    return _Done(roundtrip if roundtrip is not None else module.code, text_of_tree, edits, touched, kernels, over,
+                 tree if text_of_tree is not None else None)

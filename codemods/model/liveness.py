@@ -69,44 +69,50 @@ def _target_names(target) -> list[cst.Name]:
 
 
 class Liveness:
-    """`after[stmt]`: the names live right after each statement of one function body."""
+    """`after[stmt]`: the names live right after each statement of one function body.
+
+    Sets of names are frozen and shared between statements (a loop's fixpoint revisits its
+    body a few times, nested loops more): no statement's set is copied."""
 
     def __init__(self, body: list, live_out: set[str] | None = None) -> None:
-        self.after: dict[cst.CSTNode, set[str]] = {}
-        self.before: dict[cst.CSTNode, set[str]] = {}
-        self._block(body, set(live_out or ()))
+        self.after: dict[cst.CSTNode, frozenset[str]] = {}
+        self.before: dict[cst.CSTNode, frozenset[str]] = {}
+        self._block(body, frozenset(live_out or ()))
 
-    def live_after(self, statement: cst.CSTNode) -> set[str]:
-        return self.after.get(statement, set())
+    def live_after(self, statement: cst.CSTNode) -> frozenset[str]:
+        return self.after.get(statement, _NONE)
 
-    def live_before(self, statement: cst.CSTNode) -> set[str]:
-        return self.before.get(statement, set())
+    def live_before(self, statement: cst.CSTNode) -> frozenset[str]:
+        return self.before.get(statement, _NONE)
 
-    def _block(self, stmts: list, live: set[str]) -> set[str]:
+    def _block(self, stmts: list, live: frozenset[str]) -> frozenset[str]:
         for s in reversed(stmts):
-            self.after[s] = set(live)
+            self.after[s] = live
             live = self._statement(s, live)
-            self.before[s] = set(live)
+            self.before[s] = live
         return live
 
-    def _orelse(self, orelse, out: set[str]) -> set[str]:
+    def _orelse(self, orelse, out: frozenset[str]) -> frozenset[str]:
         if orelse is None:
-            return set(out)
+            return out
         if isinstance(orelse, cst.If):  # elif
-            return self._block([orelse], set(out))
-        return self._block(statements(orelse), set(out))
+            return self._block([orelse], out)
+        return self._block(statements(orelse), out)
 
-    def _statement(self, s, out: set[str]) -> set[str]:
-        if isinstance(s, cst.SimpleStatementLine):
-            live = set(out)
+    def _statement(self, s, out: frozenset[str]) -> frozenset[str]:
+        # Dispatched on the exact type (LibCST's node classes are final; `isinstance` on
+        # them goes through ABCMeta, and a loop's fixpoint asks this of every statement often).
+        kind = type(s)
+        if kind is cst.SimpleStatementLine:
+            live = out
             for small in reversed(s.body):
-                if isinstance(small, cst.Return):
-                    live = set()
+                if type(small) is cst.Return:
+                    live = _NONE
                 live = (live - names_written(small)) | names_read(small)
             return live
-        if isinstance(s, (cst.For, cst.While)):
-            head_reads = names_read(s.iter) if isinstance(s, cst.For) else names_read(s.test)
-            bound = {x.value for x in _target_names(s.target)} if isinstance(s, cst.For) else set()
+        if kind is cst.For or kind is cst.While:
+            head_reads = names_read(s.iter) if kind is cst.For else names_read(s.test)
+            bound = frozenset(x.value for x in _target_names(s.target)) if kind is cst.For else _NONE
             exit_live = self._orelse(s.orelse, out)
             head = exit_live | head_reads
             for _ in range(8):  # the fixpoint of structured code is reached in a few rounds
@@ -116,18 +122,21 @@ class Liveness:
                     break
                 head = new_head
             return head
-        if isinstance(s, cst.If):
-            then_in = self._block(statements(s), set(out))
+        if kind is cst.If:
+            then_in = self._block(statements(s), out)
             else_in = self._orelse(s.orelse, out)
             return then_in | else_in | names_read(s.test)
-        if isinstance(s, cst.With):
-            body_in = self._block(statements(s), set(out))
-            return body_in | {n for item in s.items for n in names_read(item.item)}
-        if isinstance(s, (cst.FunctionDef, cst.ClassDef)):
-            return set(out)
-        if isinstance(s, cst.Try):
-            live = self._block(statements(s), set(out))
+        if kind is cst.With:
+            body_in = self._block(statements(s), out)
+            return body_in.union(*(names_read(item.item) for item in s.items))
+        if kind is cst.FunctionDef or kind is cst.ClassDef:
+            return out
+        if kind is cst.Try:
+            live = self._block(statements(s), out)
             for h in s.handlers:
-                live |= self._block(statements(h), set(out))
+                live |= self._block(statements(h), out)
             return live
-        return set(out) | names_read(s)
+        return out | names_read(s)
+
+
+_NONE: frozenset[str] = frozenset()

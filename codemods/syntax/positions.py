@@ -21,13 +21,15 @@ _NEWLINE = re.compile(r"\r\n?|\n")
 
 
 class _Starts(CodegenState):
-    __slots__ = ("wanted", "found", "line", "column", "stack", "text_wanted", "texts", "open", "indents")
+    """Starts are kept as token indices, turned into lines and columns once at the end for the
+    nodes asked for: no bookkeeping per token while the code is generated."""
+
+    __slots__ = ("wanted", "found", "stack", "text_wanted", "texts", "open", "indents")
 
     def __init__(self, module: cst.Module, wanted: set[int], text_wanted: set[int] = frozenset()) -> None:
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
-        self.wanted, self.found = wanted, {}
-        self.line, self.column = 1, 0
-        self.stack: list[tuple[int, int]] = []
+        self.wanted, self.found = wanted, {}  # node id -> index of its first token
+        self.stack: list[int] = []
         self.text_wanted, self.texts = text_wanted, {}
         self.open: list[tuple[int, int, int, int]] = []  # node id, first token, indent depth, first indent record
         self.indents: list[tuple[int, int]] = []  # (token index, count) of indentation written inside an open node
@@ -36,23 +38,9 @@ class _Starts(CodegenState):
         if self.open:
             self.indents.append((len(self.tokens), len(self.indent_tokens)))
         self.tokens.extend(self.indent_tokens)
-        for token in self.indent_tokens:
-            self._advance(token)
-
-    def add_token(self, value: str) -> None:
-        self.tokens.append(value)
-        self._advance(value)
-
-    def _advance(self, value: str) -> None:
-        if "\n" not in value and "\r" not in value:
-            self.column += len(value)
-            return
-        segments = _NEWLINE.split(value)
-        self.line += len(segments) - 1
-        self.column = len(segments[-1])
 
     def before_codegen(self, node: cst.CSTNode) -> None:
-        self.stack.append((self.line, self.column))
+        self.stack.append(len(self.tokens))
         if id(node) in self.text_wanted:
             self.open.append((id(node), len(self.tokens), len(self.indent_tokens), len(self.indents)))
 
@@ -81,7 +69,7 @@ class _Starts(CodegenState):
         wanted = id(node) in self.wanted
         if wanted and start_node is not None:
             self.wanted.add(id(start_node))  # generated inside this block: its start is this one's
-        start = (self.line, self.column)
+        start = len(self.tokens)
         try:
             yield
         finally:
@@ -100,8 +88,115 @@ def code_starts_and_texts(module: cst.Module, nodes: Iterable[cst.CSTNode], text
     `texts_of` (nodes `standalone` accepts), from the same one code generation."""
     state = _Starts(module, {id(n) for n in nodes}, {id(n) for n in texts_of})
     module._codegen(state)
-    starts_ = {key: (line, column + 1) for key, (line, column) in state.found.items()}
-    return "".join(state.tokens), starts_, state.texts
+    return "".join(state.tokens), _lines_and_columns(state.tokens, state.found), state.texts
+
+
+class _Everything(CodegenState):
+    """A code generation that keeps every node's start and token span: for the tree the next
+    phase will edit, whose edited nodes are not known yet (see `Printed`)."""
+
+    def __init__(self, module: cst.Module) -> None:
+        super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
+        self.found: dict[int, int] = {}  # node id -> start token, where a syntactic position says
+        self.spans: dict[int, tuple[int, int, int, int, int]] = {}  # first, end token; depth; indent records
+        self.stack: list[tuple[int, int, int]] = []
+        self.indents: list[tuple[int, int]] = []  # (token index, count) of every indentation written
+        self.dropped = False  # the module's last newline is not part of its code
+
+    def add_indent_tokens(self) -> None:
+        self.indents.append((len(self.tokens), len(self.indent_tokens)))
+        self.tokens.extend(self.indent_tokens)
+
+    def pop_trailing_newline(self) -> None:
+        """Kept (the code leaves it out): the last statement's own text, alone, ends with it."""
+        self.dropped = bool(self.tokens)
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        self.stack.append((len(self.tokens), len(self.indent_tokens), len(self.indents)))
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        first, depth, mark = self.stack.pop()
+        key = id(node)
+        if key not in self.spans:
+            self.spans[key] = (first, len(self.tokens), depth, mark, len(self.indents))
+
+    def start(self, key: int) -> int:
+        """The node's start: its first token, or where its syntactic position says."""
+        return self.found[key] if key in self.found else self.spans[key][0]
+
+    @contextmanager
+    def record_syntactic_position(self, node, *, start_node=None, end_node=None) -> Iterator[None]:
+        start = len(self.tokens)
+        try:
+            yield
+        finally:
+            self.found[id(node)] = self.start(id(start_node)) if start_node is not None else start
+
+
+class Printed:
+    """A tree's code and, for any of its nodes asked later, what `code_starts_and_texts`
+    gives: one code generation serves a phase's output and the next phase's input."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.module = module  # the ids below are its nodes': it must live as long
+        state = _Everything(module)
+        module._codegen(state)
+        self.code = "".join(state.tokens[:-1] if state.dropped else state.tokens)
+        self._state = state
+
+    def starts(self, nodes: Iterable[cst.CSTNode]) -> dict[int, tuple[int, int]]:
+        state = self._state
+        wanted = {id(n): state.start(id(n)) for n in nodes if id(n) in state.spans}
+        return _lines_and_columns(state.tokens, wanted)
+
+    def texts(self, nodes: Iterable[cst.CSTNode]) -> dict[int, str]:
+        """`id(node) -> module.code_for_node(node)`, for nodes `standalone` accepts."""
+        tokens, indents, out = self._state.tokens, self._state.indents, {}
+        for node in nodes:
+            span = self._state.spans.get(id(node))
+            if span is None:
+                continue
+            first, end, depth, mark, mark_end = span
+            pieces, at = [], first
+            for where, count in indents[mark:mark_end]:
+                pieces.extend(tokens[at:where])
+                at = where + min(depth, count)
+            pieces.extend(tokens[at:end])
+            out[id(node)] = "".join(pieces)
+        return out
+
+
+def _lines_and_columns(tokens: list[str], found: dict[int, int]) -> dict[int, tuple[int, int]]:
+    """`id -> first token index` as 1-based lines and columns: the line breaks counted token
+    by token (a token's own `\r\n` is one break), up to the last token asked for."""
+    out: dict[int, tuple[int, int]] = {}
+    line, column, at = 1, 0, 0
+    for index, keys in sorted(_by_index(found).items()):
+        chunk = "".join(tokens[at:index])
+        if "\r" in chunk:  # two tokens' \r and \n are two breaks: counted token by token
+            for token in tokens[at:index]:
+                line, column = _advance(token, line, column)
+        elif "\n" in chunk:
+            line, column = line + chunk.count("\n"), len(chunk) - chunk.rindex("\n") - 1
+        else:
+            column += len(chunk)
+        at = index
+        out.update((key, (line, column + 1)) for key in keys)
+    return out
+
+
+def _by_index(found: dict[int, int]) -> dict[int, list[int]]:
+    out: dict[int, list[int]] = {}
+    for key, index in found.items():
+        out.setdefault(index, []).append(key)
+    return out
+
+
+def _advance(token: str, line: int, column: int) -> tuple[int, int]:
+    if "\n" not in token and "\r" not in token:
+        return line, column + len(token)
+    segments = _NEWLINE.split(token)
+    return line + len(segments) - 1, len(segments[-1])
 
 
 @lru_cache(maxsize=None)
