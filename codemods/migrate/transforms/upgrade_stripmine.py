@@ -28,6 +28,7 @@ from ...syntax.nodes import code, codes, statements
 from ...syntax.traversal import walk
 from .upgrade_base import Upgrade, binding, in_kernel, keyword, positional
 from .upgrade_infer import number
+from .upgrade_widths import ChunkWidths
 
 UNARY = {"cast", "exp", "neg", "abs", "sqrt", "rsqrt", "recip", "relu", "log"}
 BINARY = {"add", "sub", "mul", "div", "maximum", "minimum", "adds", "subs", "muls", "divs", "maxs", "mins"}
@@ -65,9 +66,7 @@ class StripMine(Upgrade):
         if not self.limit:
             return
         self.chunked: set[int] = set()
-        self._widths: dict = {}
-        self._module_names: set[str] | None = None
-        self._needs_math = False
+        self.widths = ChunkWidths(ctx, self.rule)
         for function, sites in self.sites_by_function().items():
             by_statement = {id(s.statement): s for s in sites}
             bodies = {id(p): p for s in sites if in_kernel(s, self.info) for p in (function, *s.parents)}
@@ -227,7 +226,7 @@ class StripMine(Upgrade):
             chunks *= 2
         if sum(sizes) // chunks > self.limit // BUDGET_SHARE:
             return False
-        width = self._width(function, run.written, columns // chunks)
+        width = self.widths.define(function, run.written, columns // chunks)
         if width is None:
             return False
         first = run.members[0][0]
@@ -269,59 +268,6 @@ class StripMine(Upgrade):
                 self.ctx.flag_at(self.rule, top, f"e2d0f78ae names this line for a Vec overflow in "
                                                  f"`{function.name.value}`: {what} alone exceeds the buffer "
                                                  f"({kb(self.limit)}); see the PTO181 marker at `{name}`")
-
-    def _width(self, function, extent: str, measured: int) -> str | None:
-        """A constant beside the kernel's program: the chunk width, as the greatest common
-        divisor of the extent and the width measured here. The builder's parameters (or a test's
-        small sizes) may give the extent another value; a divisor of it still covers it exactly,
-        and it is the measured width wherever that divides the extent."""
-        home = self._home(function)
-        if home is None:
-            return None
-        key = (id(home), extent.replace(" ", ""), measured)
-        if key not in self._widths:
-            if self._module_names is None:
-                self._module_names = {n.value for n in walk(self.ctx.module) if isinstance(n, cst.Name)}
-                self._needs_math = not any(isinstance(n, cst.Import) and any(
-                    code(a.name) == "math" and a.asname is None for a in n.names) for n in self.ctx.module.body
-                    for n in (n.body if isinstance(n, cst.SimpleStatementLine) else ()))
-            base = f"{extent}_CHUNK" if extent.isidentifier() else "COLUMN_CHUNK"
-            name, n = base, 2
-            while name in self._module_names:
-                name, n = f"{base}_{n}", n + 1
-            self._module_names.add(name)
-            self._widths[key] = name
-            text = f"{name} = math.gcd({extent}, {measured})  # fits Vec, and divides {extent} at any size\n"
-            self.ctx.insert(self.rule, "before", home, text)
-            if self._needs_math:
-                self._needs_math = False
-                self._import_math()
-        return self._widths[key]
-
-    def _home(self, function):
-        """The statement the constant goes before: the one holding the kernel's function in its
-        builder (a plain function around a `@pl.program`), else at module level."""
-        for top in self.ctx.module.body:
-            if not any(n is function for n in walk(top)):
-                continue
-            if isinstance(top, cst.FunctionDef) and top is not function and isinstance(top.body, cst.IndentedBlock):
-                inner = next((st for st in top.body.body if any(n is function for n in walk(st))), None)
-                return inner if inner is not None and inner is not function else top
-            return top
-        return None
-
-    def _import_math(self) -> None:
-        """`import math` before the module's first import (after its docstring and any
-        `from __future__` import, which must come first)."""
-        body = self.ctx.module.body
-        future = [st for st in body if isinstance(st, cst.SimpleStatementLine) and isinstance(st.body[0], cst.ImportFrom)
-                  and isinstance(st.body[0].module, cst.Name) and st.body[0].module.value == "__future__"]
-        if future:
-            self.ctx.insert(self.rule, "after", future[-1], "import math\n")
-            return
-        first = next((st for st in body if isinstance(st, cst.SimpleStatementLine) and
-                      isinstance(st.body[0], (cst.Import, cst.ImportFrom))), body[0])
-        self.ctx.insert(self.rule, "before", first, "import math\n")
 
     def _operands(self, function, run: _Run) -> int:
         """The most bytes one op of the run reads at once: its tile operands are resident
