@@ -29,10 +29,9 @@ class ConstantDivision(Upgrade):
         super().begin(ctx)
 
     def scan(self, site: Site) -> None:
-        places = self._integer_places(site)
-        for node in site.own:
-            if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide)):
-                continue
+        divisions = [n for n in site.own if isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Divide)]
+        places = self._integer_places(site) if divisions else set()
+        for node in divisions:
             left, right = (_integer(self.text(side), self.info, site.function) for side in (node.left, node.right))
             if left is None or right is None or right == 0:
                 continue  # not two integer constants: a division, then as now

@@ -81,8 +81,8 @@ class StripMine(Upgrade):
         i = 0
         while i < len(sites):
             run = self._run(sites, i)
-            if run is not None and self._apply(function, run):
-                i += len(run.members)
+            if run is not None and (self._apply(function, run) or self._fits(function, run)):
+                i += len(run.members)  # chunked, or no part of it can overflow either
             else:
                 i += 1
 
@@ -216,7 +216,7 @@ class StripMine(Upgrade):
             return False  # nothing leaves the run: no point in chunking it
         sizes = [self._bytes(shape, dtype, function) for shape, dtype in run.made]
         columns = number(run.columns, self.info, function)
-        if not sizes or None in sizes or not columns or max(max(sizes), self._operands(function, run)) <= self.limit:
+        if not sizes or None in sizes or not columns or self._fits(function, run):
             return False  # tiles that fit may share the buffer: only a certain overflow is rewritten
         if self._escapes(function, run) or run.loaded & run.stored:
             return False  # a tensor read and written by the run: chunk k would read what chunk k-1 wrote
@@ -268,6 +268,12 @@ class StripMine(Upgrade):
                 self.ctx.flag_at(self.rule, top, f"e2d0f78ae names this line for a Vec overflow in "
                                                  f"`{function.name.value}`: {what} alone exceeds the buffer "
                                                  f"({kb(self.limit)}); see the PTO181 marker at `{name}`")
+
+    def _fits(self, function, run: _Run) -> bool:
+        """Does every tile of the run, and every op's operands together, fit the buffer (all
+        sizes known)? Then no run inside it overflows for certain either."""
+        sizes = [self._bytes(shape, dtype, function) for shape, dtype in run.made]
+        return bool(sizes) and None not in sizes and max(max(sizes), self._operands(function, run)) <= self.limit
 
     def _operands(self, function, run: _Run) -> int:
         """The most bytes one op of the run reads at once: its tile operands are resident
