@@ -81,8 +81,8 @@ class StripMine(Upgrade):
         i = 0
         while i < len(sites):
             run = self._run(sites, i)
-            if run is not None and (self._apply(function, run) or self._fits(function, run)):
-                i += len(run.members)  # chunked, or no part of it can overflow either
+            if run is not None and (self._fits(function, run) or self._apply(function, run)):
+                i += len(run.members)  # no part of it can overflow for certain, or chunked
             else:
                 i += 1
 
@@ -216,8 +216,8 @@ class StripMine(Upgrade):
             return False  # nothing leaves the run: no point in chunking it
         sizes = [self._bytes(shape, dtype, function) for shape, dtype in run.made]
         columns = number(run.columns, self.info, function)
-        if not sizes or None in sizes or not columns or self._fits(function, run):
-            return False  # tiles that fit may share the buffer: only a certain overflow is rewritten
+        if not sizes or None in sizes or not columns:
+            return False  # a size not known here: the overflow is not certain (`_body` asked `_fits` first)
         if self._escapes(function, run) or run.loaded & run.stored:
             return False  # a tensor read and written by the run: chunk k would read what chunk k-1 wrote
         chunks = 1
@@ -247,6 +247,7 @@ class StripMine(Upgrade):
 
     # -- what is left: a marker where a person must choose the chunks --------------------
     def _flag_rest(self, function, sites) -> None:
+        top = None  # the line the compiler names for the function: found once, marked once
         for site in sites:
             name, value = binding(site.statement)
             if name is None or id(site.statement) in self.chunked or not in_kernel(site, self.info):
@@ -263,11 +264,12 @@ class StripMine(Upgrade):
             self.flag(site, f"{what} is larger than the whole Vec buffer ({kb(self.limit)}): e2d0f78ae stops at "
                             "AllocateMemoryAddr (\"Vec buffer usage exceeds platform limit\"); split it into chunks "
                             "that fit (its columns or rows in a pl.range)")
-            top = next((t for t in self.ctx.module.body if any(n is function for n in walk(t))), None)
-            if top is not None and top is not function:
-                self.ctx.flag_at(self.rule, top, f"e2d0f78ae names this line for a Vec overflow in "
-                                                 f"`{function.name.value}`: {what} alone exceeds the buffer "
-                                                 f"({kb(self.limit)}); see the PTO181 marker at `{name}`")
+            if top is None:
+                top = next((t for t in self.ctx.module.body if any(n is function for n in walk(t))), function)
+                if top is not function:
+                    self.ctx.flag_at(self.rule, top, f"e2d0f78ae names this line for a Vec overflow in "
+                                                     f"`{function.name.value}`: {what} alone exceeds the buffer "
+                                                     f"({kb(self.limit)}); see the PTO181 marker at `{name}`")
 
     def _fits(self, function, run: _Run) -> bool:
         """Does every tile of the run, and every op's operands together, fit the buffer (all
