@@ -162,6 +162,39 @@ def test_a_builder_runs_through_the_ascend910b_pipeline(tmp_path, head):
     assert [(m.space, m.used) for m in result.memory] == [("Vec", 32 * 64 * 4)]
 
 
+ORCHESTRATION_COMPUTE = '''\
+import pypto.language as pl
+
+
+@pl.program
+class Bare:
+    @pl.function(type=pl.FunctionType.Opaque)
+    def bare(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y = pl.assemble(y, pl.add(x, 1.0), [0, 0])
+        z = pl.mul(y, 2.0)
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y = pl.assemble(y, pl.add(z, 1.0), [0, 0])
+        return y
+'''
+
+
+@pytest.mark.parametrize("outlined", [False, True])
+def test_compute_left_in_the_orchestration_is_what_its_code_generator_refuses(tmp_path, head, outlined):
+    """The pass pipeline accepts a compute op outside every kernel scope; the orchestration
+    code generator does not. The check asks it, and names the op at the user's line."""
+    source = ORCHESTRATION_COMPUTE
+    if outlined:
+        source = source.replace("        z = pl.mul(y, 2.0)\n", "        with pl.at(level=pl.Level.CORE_GROUP):\n            z = pl.mul(y, 2.0)\n")
+    result = compile_source(_write(tmp_path, "k.py", source), None, "passes", target="2026-08", python=head)
+    assert not result.errors
+    if outlined:
+        assert not result.structure
+    else:
+        assert [(p.op, p.line) for p in result.structure] == [("pl.tensor.muls", 10)]
+        assert "Misplaced tensor op" in result.structure[0].message
+
+
 def test_the_2026_03_compiler_does_not_know_this_code(tmp_path):
     pypto_or_skip()
     path = _write(tmp_path, "k.py", BUILDER)

@@ -58,5 +58,5 @@ def problems(o: Outcome) -> list[Problem]:
     found = [Problem(f.line, f.column, "error" if f.level == "error" else "review", f.rule, f.message) for f in o.findings]
     if o.compiled is not None:
         found += [Problem(e.line, e.column, "error", "COMPILE", e.message) for e in o.compiled.errors]
-        found += [Problem(1, 1, "error", "COMPILE", f"structure: {p.message}") for p in o.compiled.structure]
+        found += [Problem(p.line, p.column, "error", "COMPILE", f"structure: {p.message}") for p in o.compiled.structure]
     return sorted(found, key=lambda p: (p.line, p.column))

@@ -20,6 +20,8 @@ from pathlib import Path
 ENTRY_TYPES = ("orchestration", "host")  # a jit function called from the host; the others are its callees
 PLATFORM = "a2a3sim"  # lower()'s platform for Ascend910B
 _NO_VALUE = re.compile(r"scalar parameter '(?P<name>\w+)' has no value")
+_MISPLACED = re.compile(r"Misplaced tensor op '([\w.]+)'")
+_AT = re.compile(r":(\d+):(\d+)\]$")  # the user's line and column, as the generator names them
 _OVERFLOW = re.compile(r"buffer usage \(\d+ bytes\) exceeds platform limit")
 
 
@@ -113,9 +115,9 @@ def parameters(fn) -> set[str]:
         return set()
 
 
-def run_passes(name: str, program, folder: Path) -> Path:
-    """The Default pipeline on a built program, dumping the IR after each pass in `folder`;
-    the dump after AllocateMemoryAddr, which the memory map reads."""
+def run_passes(name: str, program, folder: Path) -> tuple[Path, object]:
+    """The Default pipeline on a built program, dumping the IR after each pass in `folder`:
+    the dump after AllocateMemoryAddr, which the memory map reads, and the final program."""
     from pypto import passes
     from pypto.ir.pass_manager import OptimizationStrategy, PassDumpLevel, PassManager
     from pypto.tools import memory_map
@@ -123,8 +125,31 @@ def run_passes(name: str, program, folder: Path) -> Path:
     (folder / "report").mkdir(parents=True, exist_ok=True)
     with passes.PassContext([passes.ReportInstrument(str(folder / "report"))], passes.VerificationLevel.BASIC):
         manager = PassManager.get_strategy(OptimizationStrategy.Default)  # built inside the context it runs in
-        manager.run_passes(program, dump_ir=PassDumpLevel.EXPLICIT, output_dir=str(folder / "passes_dump"))
-    return memory_map.resolve_dump(folder / "passes_dump", "AllocateMemoryAddr")
+        final = manager.run_passes(program, dump_ir=PassDumpLevel.EXPLICIT, output_dir=str(folder / "passes_dump"))
+    return memory_map.resolve_dump(folder / "passes_dump", "AllocateMemoryAddr"), final
+
+
+def orchestration_problems(program) -> list[dict]:
+    """What the orchestration code generator refuses in a program the passes accepted. It
+    writes host code for a handful of tensor ops (create, read, slice, ...); a compute op left
+    outside every kernel scope passes the pipeline and fails only here ("Misplaced tensor op
+    'tensor.cast' in Orchestration function"), so `check_kernel.py` alone does not see it."""
+    from pypto.pypto_core import codegen
+
+    problems = []
+    for var, fn in program.functions.items():
+        if not str(fn.func_type).endswith(".Orchestration"):
+            continue
+        name = getattr(var, "name", None) or getattr(fn, "name", "?")
+        try:
+            codegen.generate_orchestration(program, fn)
+        except Exception as exc:  # the generator's own verdict, whatever its exception type
+            message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            op, at = _MISPLACED.search(message), _AT.search(message)
+            problems.append({"function": str(name), "op": f"pl.{op.group(1)}" if op else "orchestration codegen",
+                             "message": f"orchestration codegen of {name}: {message}",
+                             "line": int(at.group(1)) if at else 1, "column": int(at.group(2)) if at else 1})
+    return problems
 
 
 def final_dump(program, folder: Path) -> Path:

@@ -34,6 +34,8 @@ class StructureProblem:
     function: str
     op: str  # the op (pl.tile.add) or, for a Tile parameter, the parameter's name
     message: str
+    line: int = 1  # in the user's file, where the compiler named one; an IR dump names none
+    column: int = 1
 
     def to_json(self) -> dict:
         return asdict(self)

@@ -161,19 +161,21 @@ def _compile_newest(programs, module_dict, jit_names, sets, stage, workdir: Path
             compiled.append(name)
             continue
         try:
-            dump = head.run_passes(name, program, folder)
+            dump, final = head.run_passes(name, program, folder)
         except BaseException as exc:
             compiled.append(name)
             head.record_failure(exc, name, out, where, lines.get(name))
             continue
         compiled.append(name)
         _read_dump(name, dump, head.last_dump(folder), out)
+        out["structure"].extend(head.orchestration_problems(final))
     for i, (name, fn) in enumerate(head.entries(module_dict, jit_names)):
         lowered = head.lower(name, fn, sets, stage, workdir / "jit" / f"{i}_{name}", out, where)
         compiled.append(name)
         if lowered is not None and stage == "passes":
             dump = head.final_dump(lowered, workdir / "jit" / f"{i}_{name}")
             _read_dump(name, dump, dump, out)
+            out["structure"].extend(head.orchestration_problems(lowered))
     out["programs"] = compiled
     return out
 

@@ -126,7 +126,11 @@ class Machine(MemoryOps):
         if isinstance(like, Tile):
             return self._tile(data, space, valid)
         name = like.name if isinstance(like, Tensor) else "result"
-        return Tensor(data, np.zeros(data.shape, dtype=bool), name, valid, self.kernel if self.strict and self.kernel else None)
+        # 2026-03 lowered a tensor op's result in a kernel to a Tile of that kernel; e2d0f78ae
+        # hands a value that leaves its kernel scope on in GM (measured: a pl.at's result read
+        # by later kernels compiles). Only a create_tensor in a kernel stays the kernel's own.
+        local = self.kernel if self.strict and self.kernel and not self.head else None
+        return Tensor(data, np.zeros(data.shape, dtype=bool), name, valid, local)
 
     # -- elementwise ---------------------------------------------------------------------
     def binary(self, op: str, lhs, rhs):

@@ -22,8 +22,10 @@ from __future__ import annotations
 import libcst as cst
 
 from ...syntax.nodes import statements
+from ...syntax.traversal import walk
 from .upgrade_base import Upgrade, keyword, positional
 from .upgrade_infer import number
+from .upgrade_outline import Outliner, scalar_names
 
 LOOPS = ("parallel", "range", "unroll")
 CHUNK_KWS = ("chunk", "chunk_policy")
@@ -71,7 +73,11 @@ class AutoChunk(Upgrade):
                     self._walk(statements(statement), func, auto, True)
                     continue
                 if scope == "auto":
-                    self.rewrite(statement, _unwrap)
+                    if kernel:
+                        self.rewrite(statement, _unwrap)
+                    else:  # what the scope outlined besides its chunked loops gets a pl.at of its own
+                        outline = self._outliner(func)
+                        self.rewrite(statement, lambda new, o=outline: _unwrap(o.block(new)))
                     self._walk(statements(statement), func, True, kernel)
                     continue
                 if scope == "split" and all(isinstance(b, cst.For) and self._tileable(b) for b in statements(statement)):
@@ -87,6 +93,15 @@ class AutoChunk(Upgrade):
                                              "(pl.parallel over chunks, pl.at inside, pl.range over a chunk) and keep the "
                                              "other optimizations on that pl.at")
                 self._walk(statements(statement), func, auto, kernel or scope in ("kernel", "split"))
+                continue
+            if auto and not kernel and isinstance(statement, (cst.For, cst.While, cst.If)) and self._shares(statement):
+                # chunked loops inside it are kernels of their own: it stays in the orchestration
+                # function, its other compute statements grouped into kernels around them
+                outline = self._outliner(func)
+                self.rewrite(statement, lambda new, o=outline: o.block(_drop_chunk(new) if isinstance(new, cst.For) else new))
+                for part in (statement.body, getattr(statement, "orelse", None)):
+                    if part is not None:
+                        self._walk(statements(part) if not isinstance(part, cst.If) else [part], func, auto, kernel)
                 continue
             if isinstance(statement, cst.For):
                 chunk = self._chunked(statement)
@@ -109,9 +124,28 @@ class AutoChunk(Upgrade):
                 if part is not None and not isinstance(statement, cst.SimpleStatementLine):
                     self._walk(statements(part) if not isinstance(part, cst.If) else [part], func, auto, kernel)
 
-    def _has_chunks(self, node) -> bool:
-        from ...syntax.traversal import walk
+    def _shares(self, node) -> bool:
+        """Does a chunked parallel loop stand inside `node` other than as its perfect nest? The
+        old compiler then made one kernel of the whole nest and warned that the inner chunked
+        loops shared it (pypto #931); each was meant as a kernel (pypto-lib's authors split
+        them so, 1b9a997d), and one kernel of a whole layer overflows the buffers now."""
+        inner = node
+        while isinstance(inner, cst.For) and self._tileable(inner):
+            body = statements(inner)
+            if len(body) == 1 and isinstance(body[0], cst.For) and self._tileable(body[0]):
+                inner = body[0]
+            else:
+                break
+        parts = [inner.body, getattr(inner, "orelse", None)]
+        return any(isinstance(n, cst.For) and self._tileable(n) for part in parts if part is not None for n in walk(part))
 
+    def _outliner(self, func) -> Outliner:
+        cache = self.__dict__.setdefault("_outliners", {})
+        if func not in cache:
+            cache[func] = Outliner(self.info.alias, scalar_names(self.info, func))
+        return cache[func]
+
+    def _has_chunks(self, node) -> bool:
         return any(isinstance(n, cst.For) and self._chunked(n) is not None for n in walk(node))
 
     def _drop_auto_chunk(self, call: cst.Call) -> cst.Call:

@@ -33,7 +33,7 @@ from .upgrade_widths import ChunkWidths
 UNARY = {"cast", "exp", "neg", "abs", "sqrt", "rsqrt", "recip", "relu", "log"}
 BINARY = {"add", "sub", "mul", "div", "maximum", "minimum", "adds", "subs", "muls", "divs", "maxs", "mins"}
 KEYWORDS = {"load": {"target_memory", "valid_shape"}, "create_tile": {"dtype", "target_memory"},
-            "cast": {"target_type", "mode"}}
+            "cast": {"target_type", "mode"}, "slice": {"valid_shape", "drop_dims"}}
 BUDGET_SHARE = 4  # a chunked run may take a quarter of the buffer: the kernel holds other tiles too
 MIN_CHUNK = 16
 
@@ -166,6 +166,20 @@ class StripMine(Upgrade):
             if valid is not None and self._columns(valid.value, run, edits) is None:
                 return None
             return self._columns(args[2].value, run, edits)
+        if op == "slice":  # of a tensor, in a kernel: the load of a tensor-level kernel
+            if len(args) != 3 or not isinstance(args[0].value, cst.Name) or args[0].value.value in run.values \
+                    or site.env.get(args[0].value.value) is None or site.env[args[0].value.value].kind != TENSOR \
+                    or not self._shift(args[2].value, edits):
+                return None
+            valid, dropped = keyword(expr, "valid_shape"), keyword(expr, "drop_dims")
+            if valid is not None and self._columns(valid.value, run, edits) is None:
+                return None
+            shape = self._columns(args[1].value, run, edits)
+            drop = [number(d, self.info) for d in codes(dropped.value)] if dropped is not None else []
+            if shape is None or None in drop or len(shape) - 1 in drop:
+                return None
+            run.loaded.add(args[0].value.value)
+            return tuple(d for i, d in enumerate(shape) if i not in drop)
         if op == "reshape":
             if len(args) != 2 or self._shape(args[0].value, site, run, edits) is None:
                 return None
@@ -211,14 +225,15 @@ class StripMine(Upgrade):
 
     # -- the rewrite ----------------------------------------------------------------------
     def _apply(self, function, run: _Run) -> bool:
-        if not any(acc for _, _, acc in run.members) and not any(
+        kept = self._kernel_result(run)
+        if kept is None and not any(acc for _, _, acc in run.members) and not any(
                 (self.info.op(binding(s.statement)[1]) or "").endswith("store") for s, _, _ in run.members):
             return False  # nothing leaves the run: no point in chunking it
         sizes = [self._bytes(shape, dtype, function) for shape, dtype in run.made]
         columns = number(run.columns, self.info, function)
         if not sizes or None in sizes or not columns:
             return False  # a size not known here: the overflow is not certain (`_body` asked `_fits` first)
-        if self._escapes(function, run) or run.loaded & run.stored:
+        if self._escapes(function, run, kept) or run.loaded & run.stored:
             return False  # a tensor read and written by the run: chunk k would read what chunk k-1 wrote
         chunks = 1
         while columns % (chunks * 2) == 0 and columns // chunks > MIN_CHUNK \
@@ -238,7 +253,14 @@ class StripMine(Upgrade):
                  for acc, (rows, dtype) in run.accumulators.items()]
         lines.append(self.pl(f"for {start} in pl.range(0, {run.written}, {width}):"))
         for site, edits, acc in run.members:
-            lines += ["    " + line for line in self._chunked(site, edits, acc, start, width)]
+            last = kept if site is run.members[-1][0] else None
+            lines += ["    " + line for line in self._chunked(site, edits, acc, start, width, last)]
+        if kept is not None:
+            # the value the kernel hands on is written into a GM tensor chunk by chunk
+            name, shape, dtype = kept
+            scope = first.parents[-1]
+            self.ctx.insert(self.rule, "before", scope, self.pl(
+                f"{name} = pl.create_tensor([{', '.join(shape)}], dtype=pl.{dtype})\n"))
         self.ctx.insert(self.rule, "before", first.statement, "\n".join(lines) + "\n")
         for site, _, _ in run.members:
             self.ctx.insert(self.rule, "remove", site.statement)
@@ -306,10 +328,27 @@ class StripMine(Upgrade):
             total *= d
         return int(total)
 
-    def _escapes(self, function, run: _Run) -> bool:
-        """Is a value of the run named anywhere outside it? Then its chunks are not enough."""
+    def _kernel_result(self, run: _Run):
+        """(name, shape, dtype) of the value a run hands out of its kernel scope, when the run
+        is the whole body of a `pl.at` and ends in that value: written into a GM tensor
+        allocated before the scope, chunk by chunk, it means what the scope's output meant."""
+        last_site = run.members[-1][0]
+        name, value = binding(last_site.statement)
+        scope = last_site.parents[-1] if last_site.parents else None
+        if name not in run.values or run.accumulators or not isinstance(scope, cst.With) \
+                or (self.info.op(scope.items[0].item) or "").rpartition(".")[2] != "at" \
+                or [id(s) for s in statements(scope)] != [id(site.statement) for site, _, _ in run.members]:
+            return None
+        dtype = self.info.type_of(value, last_site.env).dtype
+        if dtype is None or any(site.parents != last_site.parents for site, _, _ in run.members):
+            return None
+        return name, run.values[name], dtype
+
+    def _escapes(self, function, run: _Run, kept=None) -> bool:
+        """Is a value of the run named anywhere outside it (but the one its kernel hands on)?
+        Then its chunks are not enough."""
         inside = {id(n) for site, _, _ in run.members for n in walk(site.statement)}
-        names = set(run.values)
+        names = set(run.values) - ({kept[0]} if kept else set())
         for node in walk(function.body):
             if isinstance(node, cst.Name) and node.value in names and id(node) not in inside:
                 return True
@@ -319,14 +358,18 @@ class StripMine(Upgrade):
                     return True
         return False
 
-    def _chunked(self, site, edits, acc, start, width) -> list[str]:
+    def _chunked(self, site, edits, acc, start, width, kept=None) -> list[str]:
         texts = {node: text.format(start=start, width=width) for node, text in edits.texts.items()}
         statement = site.statement.visit(_Replace(texts)).with_changes(leading_lines=[])
         text = code(statement).rstrip("\n")
+        name, value = binding(statement)
         if acc is not None:
-            name, value = binding(statement)
             head, _, tail = text.partition(code(value))
             text = head + self.pl(f"pl.add({acc}, ") + code(value) + ")" + tail
+        elif kept is not None:
+            head, _, tail = text.partition(code(value))
+            offsets = ", ".join(["0"] * (len(kept[1]) - 1) + [start])
+            text = head + self.pl(f"pl.assemble({name}, ") + code(value) + f", [{offsets}])" + tail
         # Continuation lines keep their absolute indentation; the engine shifts the inserted
         # block as a whole to the loop's depth.
         first, *rest = text.split("\n")

@@ -43,7 +43,13 @@ class ChunkWidths:
             self.names.add(name)
             self.widths[key] = name
             text = f"{name} = math.gcd({extent}, {measured})  # fits Vec, and divides {extent} at any size\n"
-            self.ctx.insert(self.rule, "before", home, text)
+            body = list(self.ctx.module.body)
+            at = next((i for i, st in enumerate(body) if st is home), 0)
+            if at and isinstance(body[at - 1], cst.SimpleStatementLine):
+                # at module level, with the constants above the program: its blank lines stay its own
+                self.ctx.insert(self.rule, "after", body[at - 1], text)
+            else:
+                self.ctx.insert(self.rule, "before", home, text)
             if self.needs_math:
                 self.needs_math = False
                 self._import_math()
