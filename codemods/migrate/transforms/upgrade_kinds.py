@@ -16,6 +16,7 @@ from .upgrade_ksplit import TensorKSplit
 from .upgrade_slices import SliceBound, SliceFullRank
 from .upgrade_stores import MixedStores
 from .upgrade_stripmine import StripMine
+from .upgrade_orchestration import OrchestrationCompute
 from .upgrade_fold import ConstantDivision
 from .upgrade_jitmeta import JitAliasMetadata
 from .upgrade_names import JitUndefinedAnnotation
@@ -49,5 +50,6 @@ KINDS = {
     "upgrade-acc-branch-merge": AccBranchMerge,
     "upgrade-tensor-k-split": TensorKSplit,
     "upgrade-strip-mine": StripMine,
+    "upgrade-orchestration-compute": OrchestrationCompute,
     "upgrade-constant-division": ConstantDivision,
 }

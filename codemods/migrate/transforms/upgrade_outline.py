@@ -45,8 +45,9 @@ def scalar_names(info, func) -> set[str]:
 class Outliner:
     """Groups the compute statements of one orchestration body into `pl.at` scopes."""
 
-    def __init__(self, alias: str, scalars: set[str]) -> None:
-        self.alias, self.scalars = alias, scalars
+    def __init__(self, alias: str, scalars: set[str], computes=None) -> None:
+        # `computes`: only a statement it holds true for goes into a kernel (None: all but what stays)
+        self.alias, self.scalars, self.computes = alias, scalars, computes
         self.at = cst.parse_statement(f"with {alias}.at(level={alias}.Level.CORE_GROUP):\n    pass\n")
 
     def body(self, statements) -> list[cst.CSTNode]:
@@ -111,6 +112,8 @@ class Outliner:
                 return "stays"
             if name is not None and self._allocation(value):
                 return "allocation"
+        if self.computes is not None and not self.computes(statement):
+            return "stays"
         return "kernel"
 
     def _scope(self, call) -> bool:

@@ -1,0 +1,83 @@
+"""Compute left in an orchestration function, outside every kernel scope (e2d0f78ae's
+orchestration code generator: "Misplaced tensor op 'tensor.cast' in Orchestration function
+(should be inside InCore block)").
+
+The pass pipeline accepts such an op, so the kernel seems to compile; the generator of the
+host code, which writes only allocations, scalar reads, views and copies (create, read,
+slice, reshape, assemble, ...), refuses it. Kernels written for the spring of 2026 hold some:
+a loop beside the `pl.auto_incore()` scopes, whose compute the compiler of the day only
+warned about (pypto #428's verifier). A kernel of its own around the statement computes the
+same, so each run of such statements gets one (`upgrade_outline.Outliner`), in a function
+that already has kernel scopes: one with none is not a kernel program of this shape, and
+stays as it is.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ...syntax.nodes import code, statements
+from ...syntax.traversal import walk
+from .upgrade_base import Upgrade
+from .upgrade_outline import KERNEL_SCOPES, Outliner, scalar_names
+
+# what the orchestration code generator writes (measured at e2d0f78ae), and the DSL's own
+# non-ops (loops, scopes, scalar min/max of sizes)
+HOST_OPS = frozenset({
+    "create_tensor", "create", "read", "slice", "assemble", "reshape", "transpose", "dim", "view",
+    "range", "parallel", "unroll", "pipeline", "while_", "yield_", "cond", "at", "incore", "auto_incore",
+    "scope", "manual_scope", "min", "max", "const", "dynamic", "Level", "FunctionType", "MemorySpace",
+})
+ORCHESTRATION = ("Opaque", "Orchestration")
+
+
+class OrchestrationCompute(Upgrade):
+    def begin(self, ctx) -> None:
+        super().begin(ctx)
+        done = set()
+        for site in self.info.sites:
+            func = site.function
+            if func in done or site.ftype not in ORCHESTRATION:
+                continue
+            done.add(func)
+            if not any(self._scope(n) for n in walk(func.body)):
+                continue
+            outline = Outliner(self.info.alias, scalar_names(self.info, func), computes=self._computes)
+            self._body(func, outline)
+
+    def scan(self, site) -> None:
+        pass
+
+    def _body(self, owner, outline: Outliner) -> None:
+        """Group the compute statements of `owner`'s body (and else body); enter the compound
+        statements that hold kernel scopes (orchestration loops around kernels)."""
+        body = list(statements(owner))
+        orelse = getattr(owner, "orelse", None)
+        if isinstance(orelse, cst.Else):
+            body += statements(orelse)
+        if any(not self._holds_scope(st) and self._computes(st) for st in body):
+            self.rewrite(owner, outline.block)
+        for st in body:
+            if isinstance(st, (cst.For, cst.While, cst.If)) and self._holds_scope(st):
+                self._body(st, outline)
+
+    def _holds_scope(self, node) -> bool:
+        return any(self._scope(n) for n in walk(node))
+
+    def _scope(self, node) -> bool:
+        return isinstance(node, cst.With) and any(
+            isinstance(i.item, cst.Call) and (self.info.op(i.item) or "").rpartition(".")[2] in KERNEL_SCOPES
+            for i in node.items)
+
+    def _computes(self, statement) -> bool:
+        """Does it call an op the host code cannot run? Read off the nodes as they are when the
+        traversal leaves them (a sibling rule may have rewritten a call)."""
+        prefix = self.info.alias + "."
+        for node in walk(statement):
+            if isinstance(node, cst.Call):
+                name = code(node.func)
+                if name.startswith(prefix) and name.rpartition(".")[2] not in HOST_OPS:
+                    return True
+        return False
+
+    leave_FunctionDef = Upgrade._leave
