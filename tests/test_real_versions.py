@@ -89,6 +89,16 @@ def test_no_more_rejections_without_a_review_marker_than_measured(snapshot_secti
 
 
 @pytest.mark.parametrize("snapshot", SNAPSHOTS)
+def test_no_more_passing_files_of_wrong_structure_than_measured(snapshot_sections, snapshot):
+    """A file that passes the pipeline may still hold what the compiler's code generators
+    refuse (a compute op left in the orchestration) or a wrong structure the IR audit sees."""
+    sec = snapshot_sections(snapshot)
+    wrong = [r for r in sec.building if r.passes == "ok" and r.structure != "clean"]
+    assert len(wrong) <= FLOOR[snapshot]["structure_problems"], (
+        f"{len(wrong)} passing files of wrong structure:\n" + _lines(wrong, lambda line: "structure" in line))
+
+
+@pytest.mark.parametrize("snapshot", SNAPSHOTS)
 def test_a_second_run_changes_nothing_in_a_snapshot(snapshot_sections, snapshot):
     sec = snapshot_sections(snapshot)
     assert [r.file for r in sec.rows if r.idempotent != "yes"] == []
