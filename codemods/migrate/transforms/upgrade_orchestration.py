@@ -7,9 +7,10 @@ host code, which writes only allocations, scalar reads, views and copies (create
 slice, reshape, assemble, ...), refuses it. Kernels written for the spring of 2026 hold some:
 a loop beside the `pl.auto_incore()` scopes, whose compute the compiler of the day only
 warned about (pypto #428's verifier). A kernel of its own around the statement computes the
-same, so each run of such statements gets one (`upgrade_outline.Outliner`), in a function
-that already has kernel scopes: one with none is not a kernel program of this shape, and
-stays as it is.
+same, so each run of such statements gets one (`upgrade_outline.Outliner`), in an
+orchestration function that already has kernel scopes (or a `@pl.jit` entry that has them
+or calls a function of the module that has them): one with neither is not a kernel program of this shape, and stays
+as it is.
 """
 
 from __future__ import annotations
@@ -35,12 +36,17 @@ class OrchestrationCompute(Upgrade):
     def begin(self, ctx) -> None:
         super().begin(ctx)
         done = set()
+        # the module's functions that hold kernel scopes: a jit entry calling one orchestrates it
+        kernels = {f.name.value for f in self.info.functions if any(self._scope(n) for n in walk(f.body))}
         for site in self.info.sites:
             func = site.function
-            if func in done or site.ftype not in ORCHESTRATION:
+            if func in done:
                 continue
             done.add(func)
-            if not any(self._scope(n) for n in walk(func.body)):
+            jit = self._jit_entry(func)
+            if not (site.ftype in ORCHESTRATION or jit):
+                continue
+            if not any(self._scope(n) or (jit and _calls_one_of(n, kernels)) for n in walk(func.body)):
                 continue
             outline = Outliner(self.info.alias, scalar_names(self.info, func), computes=self._computes)
             self._body(func, outline)
@@ -60,6 +66,14 @@ class OrchestrationCompute(Upgrade):
         for st in body:
             if isinstance(st, (cst.For, cst.While, cst.If)) and self._holds_scope(st):
                 self._body(st, outline)
+
+    def _jit_entry(self, func) -> bool:
+        """`@pl.jit` / `@pl.jit(...)`: an orchestration function (not `.inline`, `.incore`)."""
+        for d in func.decorators:
+            target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+            if self.info.ops.get(target) == "jit":
+                return True
+        return False
 
     def _holds_scope(self, node) -> bool:
         return any(self._scope(n) for n in walk(node))
@@ -81,3 +95,13 @@ class OrchestrationCompute(Upgrade):
         return False
 
     leave_FunctionDef = Upgrade._leave
+
+
+def _calls_one_of(node, names: set[str]) -> bool:
+    """A call of another pl function of the module (`f(...)`, `self.f(...)`): its kernels."""
+    if not isinstance(node, cst.Call):
+        return False
+    func = node.func
+    name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) \
+        and isinstance(func.value, cst.Name) and func.value.value == "self" else None
+    return name in names
