@@ -192,3 +192,35 @@ def test_an_entry_annotation_naming_nothing_is_reported_not_raised(api):
     text = POSTPONED.format(factor="2.0").replace("ROWS = 4\n", "")
     verdict = verify(("a.py", text), ("b.py", text), Settings(), api, "2026-08")
     assert verdict.code != EQUIVALENT and "name 'ROWS' is not defined" in verdict.message, verdict.message
+
+
+BUILT = '''
+from __future__ import annotations
+
+import pypto.language as pl
+
+
+def build_scale_program(rows: int = 4):
+    ROWS_CFG = rows
+
+    @pl.program
+    class Scale:
+        @pl.function(type=pl.FunctionType.Opaque)
+        def scale(self, x: pl.Tensor[[ROWS_CFG, 16], pl.FP32], out: pl.Out[pl.Tensor[[ROWS_CFG, 16], pl.FP32]]) -> pl.Tensor[[ROWS_CFG, 16], pl.FP32]:
+            with pl.at(level=pl.Level.CORE_GROUP):
+                out = pl.assemble(out, pl.mul(x, {factor}), [0, 0])
+            return out
+
+    return Scale
+'''
+
+
+def test_a_builders_own_sizes_in_postponed_annotations_are_seen(api):
+    """The model library's builders annotate their kernel with the builder's locals
+    (`ROWS_CFG = rows`); as strings, those are gone once the builder returns. The interpreter
+    evaluates annotations where they stand, as the DSL's parser does."""
+    sizes = Settings(sets={"rows": "8"})
+    same = verify(("a.py", BUILT.format(factor="2.0")), ("b.py", BUILT.format(factor="2.0")), sizes, api, "2026-08")
+    assert same.code == EQUIVALENT, same.message
+    other = verify(("a.py", BUILT.format(factor="2.0")), ("b.py", BUILT.format(factor="3.0")), sizes, api, "2026-08")
+    assert other.code == MISMATCH, other.message

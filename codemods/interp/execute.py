@@ -74,7 +74,7 @@ def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
     tree = override_constants(ast.parse(text, path), settings.sets, path)
     builder = _builder(tree)
     called = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self"}
-    tree = versions.Syntax().visit(_Annotations().visit(tree))
+    tree = versions.Syntax().visit(_Annotations().visit(_eager_annotations(tree)))
     ast.fix_missing_locations(tree)
     namespace = {"__name__": "pypto_migrate_kernel", "__file__": path, ANNOTATED: partial(_annotated, machine),
                  **versions.helpers(machine)}
@@ -123,6 +123,23 @@ def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
             raise SetupError(f"{path}: parameter {name} has no pl.Tensor or pl.Scalar annotation to make an input from")
         specs[name] = param.annotation
     return Program(entry, specs, machine)
+
+
+def _eager_annotations(tree: ast.Module) -> ast.Module:
+    """Without `from __future__ import annotations`: a builder's kernel is annotated with the
+    builder's own sizes (`pl.Tensor[[BATCH_CFG, ...]]`, `BATCH_CFG = batch`), which a string
+    annotation can no longer see once the builder has returned; evaluated where they stand,
+    as the DSL's parser reads them, they can."""
+    body = []
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+            kept = [a for a in node.names if a.name != "annotations"]
+            if not kept:
+                continue
+            node.names = kept
+        body.append(node)
+    tree.body = body
+    return tree
 
 
 def _jit_program(namespace: dict):
