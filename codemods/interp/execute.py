@@ -74,7 +74,9 @@ def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
     tree = override_constants(ast.parse(text, path), settings.sets, path)
     builder = _builder(tree)
     called = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self"}
-    tree = versions.Syntax().visit(_Annotations().visit(_eager_annotations(tree)))
+    if builder is not None:
+        tree = _eager_annotations(tree)
+    tree = versions.Syntax().visit(_Annotations().visit(tree))
     ast.fix_missing_locations(tree)
     namespace = {"__name__": "pypto_migrate_kernel", "__file__": path, ANNOTATED: partial(_annotated, machine),
                  **versions.helpers(machine)}
@@ -126,10 +128,12 @@ def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
 
 
 def _eager_annotations(tree: ast.Module) -> ast.Module:
-    """Without `from __future__ import annotations`: a builder's kernel is annotated with the
-    builder's own sizes (`pl.Tensor[[BATCH_CFG, ...]]`, `BATCH_CFG = batch`), which a string
-    annotation can no longer see once the builder has returned; evaluated where they stand,
-    as the DSL's parser reads them, they can."""
+    """Without `from __future__ import annotations`, in a file with a builder: its kernel is
+    annotated with the builder's own sizes (`pl.Tensor[[BATCH_CFG, ...]]`, `BATCH_CFG =
+    batch`), which a string annotation can no longer see once the builder has returned;
+    evaluated where they stand, as the DSL's parser reads them, they can. (Elsewhere the
+    strings stay, evaluated once the module is complete: a jit file may name a size it
+    defines further down.)"""
     body = []
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.module == "__future__":

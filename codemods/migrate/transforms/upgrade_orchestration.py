@@ -25,7 +25,7 @@ from .upgrade_outline import KERNEL_SCOPES, Outliner, scalar_names
 # what the orchestration code generator writes (measured at e2d0f78ae), and the DSL's own
 # non-ops (loops, scopes, scalar min/max of sizes)
 HOST_OPS = frozenset({
-    "create_tensor", "create", "read", "slice", "assemble", "reshape", "transpose", "dim", "view",
+    "create_tensor", "create", "read", "write", "slice", "assemble", "reshape", "transpose", "dim", "view",
     "range", "parallel", "unroll", "pipeline", "while_", "yield_", "cond", "at", "incore", "auto_incore",
     "scope", "manual_scope", "min", "max", "const", "dynamic", "Level", "FunctionType", "MemorySpace",
 })
@@ -35,6 +35,7 @@ ORCHESTRATION = ("Opaque", "Orchestration")
 class OrchestrationCompute(Upgrade):
     def begin(self, ctx) -> None:
         super().begin(ctx)
+        self._scalars: set[str] = set()
         done = set()
         # the module's functions that hold kernel scopes: a jit entry calling one orchestrates it
         kernels = {f.name.value for f in self.info.functions if any(self._scope(n) for n in walk(f.body))}
@@ -48,7 +49,9 @@ class OrchestrationCompute(Upgrade):
                 continue
             if not any(self._scope(n) or (jit and _calls_one_of(n, kernels)) for n in walk(func.body)):
                 continue
-            outline = Outliner(self.info.alias, scalar_names(self.info, func), computes=self._computes)
+            scalars = scalar_names(self.info, func)
+            self._scalars = scalars
+            outline = Outliner(self.info.alias, scalars, computes=lambda st, s=scalars: self._computes(st, s))
             self._body(func, outline)
 
     def scan(self, site) -> None:
@@ -83,15 +86,23 @@ class OrchestrationCompute(Upgrade):
             isinstance(i.item, cst.Call) and (self.info.op(i.item) or "").rpartition(".")[2] in KERNEL_SCOPES
             for i in node.items)
 
-    def _computes(self, statement) -> bool:
+    def _computes(self, statement, scalars=None) -> bool:
         """Does it call an op the host code cannot run? Read off the nodes as they are when the
-        traversal leaves them (a sibling rule may have rewritten a call)."""
+        traversal leaves them (a sibling rule may have rewritten a call). A cast of a number or
+        of a scalar name is the host's arithmetic."""
+        scalars = self._scalars if scalars is None else scalars
         prefix = self.info.alias + "."
         for node in walk(statement):
             if isinstance(node, cst.Call):
                 name = code(node.func)
-                if name.startswith(prefix) and name.rpartition(".")[2] not in HOST_OPS:
-                    return True
+                op = name.rpartition(".")[2]
+                if not name.startswith(prefix) or op in HOST_OPS:
+                    continue
+                first = node.args[0].value if node.args else None
+                if op == "cast" and (isinstance(first, (cst.Integer, cst.Float))
+                                     or (isinstance(first, cst.Name) and first.value in scalars)):
+                    continue
+                return True
         return False
 
     leave_FunctionDef = Upgrade._leave
