@@ -157,5 +157,13 @@ def in_kernel(site: Site, info) -> bool:
     and a flag missed before that rewrite would appear on a second run."""
     if site.ftype in KERNEL_TYPES:
         return True
-    return any(isinstance(p, cst.With) and any((info.op(i.item) or "").rpartition(".")[2] in ("at", "incore", "auto_incore")
-                                               for i in p.items) for p in site.parents)
+    return any(kernel_scope(p, info) for p in site.parents)
+
+
+KERNEL_SCOPES = ("at", "incore", "auto_incore")
+
+
+def kernel_scope(node, info) -> bool:
+    """`with pl.at(...)`, `pl.incore()`, `pl.auto_incore()`: a scope whose body is (or becomes) a kernel."""
+    return isinstance(node, cst.With) and any((info.op(i.item) or "").rpartition(".")[2] in KERNEL_SCOPES
+                                              for i in node.items)

@@ -19,8 +19,8 @@ import libcst as cst
 
 from ...syntax.nodes import code, statements
 from ...syntax.traversal import walk
-from .upgrade_base import Upgrade
-from .upgrade_outline import KERNEL_SCOPES, Outliner, scalar_names
+from .upgrade_base import Upgrade, kernel_scope
+from .upgrade_outline import Outliner, scalar_names
 
 # what the orchestration code generator writes (measured at e2d0f78ae), and the DSL's own
 # non-ops (loops, scopes, scalar min/max of sizes)
@@ -35,7 +35,6 @@ ORCHESTRATION = ("Opaque", "Orchestration")
 class OrchestrationCompute(Upgrade):
     def begin(self, ctx) -> None:
         super().begin(ctx)
-        self._scalars: set[str] = set()
         done = set()
         # the module's functions that hold kernel scopes: a jit entry calling one orchestrates it
         kernels = {f.name.value for f in self.info.functions if any(self._scope(n) for n in walk(f.body))}
@@ -50,25 +49,24 @@ class OrchestrationCompute(Upgrade):
             if not any(self._scope(n) or (jit and _calls_one_of(n, kernels)) for n in walk(func.body)):
                 continue
             scalars = scalar_names(self.info, func)
-            self._scalars = scalars
-            outline = Outliner(self.info.alias, scalars, computes=lambda st, s=scalars: self._computes(st, s))
-            self._body(func, outline)
+            computes = lambda st, s=scalars: self._computes(st, s)  # noqa: E731
+            self._body(func, Outliner(self.info.alias, scalars, computes=computes), computes)
 
     def scan(self, site) -> None:
         pass
 
-    def _body(self, owner, outline: Outliner) -> None:
+    def _body(self, owner, outline: Outliner, computes) -> None:
         """Group the compute statements of `owner`'s body (and else body); enter the compound
         statements that hold kernel scopes (orchestration loops around kernels)."""
         body = list(statements(owner))
         orelse = getattr(owner, "orelse", None)
         if isinstance(orelse, cst.Else):
             body += statements(orelse)
-        if any(not self._holds_scope(st) and self._computes(st) for st in body):
+        if any(not self._holds_scope(st) and computes(st) for st in body):
             self.rewrite(owner, outline.block)
         for st in body:
             if isinstance(st, (cst.For, cst.While, cst.If)) and self._holds_scope(st):
-                self._body(st, outline)
+                self._body(st, outline, computes)
 
     def _jit_entry(self, func) -> bool:
         """`@pl.jit` / `@pl.jit(...)`: an orchestration function (not `.inline`, `.incore`)."""
@@ -82,15 +80,12 @@ class OrchestrationCompute(Upgrade):
         return any(self._scope(n) for n in walk(node))
 
     def _scope(self, node) -> bool:
-        return isinstance(node, cst.With) and any(
-            isinstance(i.item, cst.Call) and (self.info.op(i.item) or "").rpartition(".")[2] in KERNEL_SCOPES
-            for i in node.items)
+        return kernel_scope(node, self.info)
 
-    def _computes(self, statement, scalars=None) -> bool:
+    def _computes(self, statement, scalars: set[str]) -> bool:
         """Does it call an op the host code cannot run? Read off the nodes as they are when the
         traversal leaves them (a sibling rule may have rewritten a call). A cast of a number or
         of a scalar name is the host's arithmetic."""
-        scalars = self._scalars if scalars is None else scalars
         prefix = self.info.alias + "."
         for node in walk(statement):
             if isinstance(node, cst.Call):

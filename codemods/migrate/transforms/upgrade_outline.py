@@ -23,10 +23,9 @@ import libcst as cst
 from ...model.values import SCALAR
 from ...syntax.nodes import code
 from ...syntax.traversal import walk
-from .upgrade_base import binding
+from .upgrade_base import KERNEL_SCOPES, binding
 
 ALLOCATIONS = ("create_tensor", "tensor.create")
-KERNEL_SCOPES = ("at", "incore", "auto_incore")
 
 
 def scalar_names(info, func) -> set[str]:
