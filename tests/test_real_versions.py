@@ -47,7 +47,7 @@ def snapshot_sections(versions_work):
             source = real_versions.SNAPSHOTS / name
             if not source.is_dir():
                 pytest.fail(f"no snapshot {source}", pytrace=False)
-            cache[name] = real_versions.section(source, name, work, 2, python)
+            cache[name] = real_versions.section(source, name, work, 2, python, real_versions.snapshot_sizes(name), every=False)
         return cache[name]
 
     return get
@@ -96,6 +96,18 @@ def test_no_more_passing_files_of_wrong_structure_than_measured(snapshot_section
     wrong = [r for r in sec.building if r.passes == "ok" and r.structure != "clean"]
     assert len(wrong) <= FLOOR[snapshot]["structure_problems"], (
         f"{len(wrong)} passing files of wrong structure:\n" + _lines(wrong, lambda line: "structure" in line))
+
+
+@pytest.mark.parametrize("snapshot", SNAPSHOTS)
+def test_the_snapshot_files_given_sizes_verify_against_their_originals(snapshot_sections, snapshot):
+    """tests/real_versions_sizes.toml names files of each snapshot that run at small sizes:
+    their 2026-08 migration computes what the original computed (verify 0, or 3 for rows the
+    original masked)."""
+    sec = snapshot_sections(snapshot)
+    tried = [r for r in sec.rows if r.verify != "-"]
+    verified = [r.file for r in tried if r.verify.startswith(("0 ", "3 "))]
+    assert len(tried) == len(real_versions.snapshot_sizes(snapshot)), [(r.file, r.verify) for r in tried]
+    assert len(verified) >= FLOOR[snapshot]["verified"], [(r.file, r.verify) for r in tried]
 
 
 @pytest.mark.parametrize("snapshot", SNAPSHOTS)
