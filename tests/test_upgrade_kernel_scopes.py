@@ -72,6 +72,25 @@ def k(w: pl.Tensor[[8, N], pl.FP32], out: pl.Out[pl.Tensor[[4, 8], pl.FP32]]):
     assert "pl.full" not in result.output
 
 
+def test_scatter_beside_a_write_through_rebinding_is_flagged_at_the_scatter():
+    # `w = pl.assemble(w, ...)` names the same GM tensor: e2d0f78ae refuses the pl.write beside it
+    # ("mixes MTE3 and scalar stores", measured at the pl.write's line)
+    source = HEAD + """
+
+@pl.jit
+def k(p: pl.Tensor[[4, 8], pl.FP32], w: pl.InOut[pl.Tensor[[4, 8], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        for r in pl.range(4):
+            for c in pl.range(8):
+                pl.write(w, [r, c], pl.read(p, [r, c]))
+            w = pl.assemble(w, pl.mul(w[r : r + 1, 0:8], 2.0), [r, 0])
+    return w
+"""
+    result = _upgrade(source)
+    assert _markers(result.output, "PTO165") == ["pl.write(w, [r, c], pl.read(p, [r, c]))"]
+    assert _upgrade(result.output).output == result.output
+
+
 def test_scatter_only_and_fill_only_are_left_alone():
     source = HEAD + """
 

@@ -32,6 +32,11 @@ CHUNK_KWS = ("chunk", "chunk_policy")
 
 
 class AutoChunk(Upgrade):
+    # the pl.at text each chunk's kernel gets (None: the plain CORE_GROUP one), and whether it
+    # came from a split scope, whose chunks keep an inner loop even of one iteration
+    _at: str | None = None
+    _split = False
+
     def begin(self, ctx) -> None:
         super().begin(ctx)
         for func in self.info.functions:
@@ -78,15 +83,17 @@ class AutoChunk(Upgrade):
                     else:  # what the scope outlined besides its chunked loops gets a pl.at of its own
                         outline = self._outliner(func)
                         self.rewrite(statement, lambda new, o=outline: _unwrap(o.block(new)))
+                    self._at = self._carried(statement.items[0].item)
                     self._walk(statements(statement), func, True, kernel)
+                    self._at = None
                     continue
                 if scope == "split" and all(isinstance(b, cst.For) and self._tileable(b) for b in statements(statement)):
                     # the scope's other optimizations go onto the pl.at of each chunk (pypto-lib 1b9a997d)
                     at = self._drop_auto_chunk(statement.items[0].item)
                     self.rewrite(statement, _unwrap)
-                    self._at = self.text(at)
+                    self._at, self._split = self.text(at), True
                     self._walk(statements(statement), func, True, kernel)
-                    self._at = None
+                    self._at, self._split = None, False
                     continue
                 if scope == "split":
                     self._flag_at(statement, "an auto-chunk pl.at with other optimizations: tile its chunked loops by hand "
@@ -165,6 +172,16 @@ class AutoChunk(Upgrade):
             args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return call.with_changes(args=args)
 
+    def _carried(self, call: cst.Call) -> str | None:
+        """An auto-chunk `pl.at`'s own keywords besides its level and optimizer (a `name_hint=`
+        names the kernels in dumps and profiles): the pl.at each chunk's kernel gets; None where
+        it has none (or the scope was `pl.auto_incore()`), and the plain one serves."""
+        if self.info.op(call) != "at":
+            return None
+        kept = self._drop_auto_chunk(call)
+        others = [a for a in kept.args if a.keyword is None or a.keyword.value != "level"]
+        return self.text(kept) if others else None
+
     def _flag_at(self, statement, message: str) -> None:
         self.ctx.flag_at(self.rule, statement, message)
 
@@ -195,11 +212,11 @@ class AutoChunk(Upgrade):
                 nest.append(body[0])
             else:
                 break
-        if len(nest) == 1 and self.text(keyword(loop.iter, "chunk").value) == "1" and not getattr(self, "_at", None):
-            self.rewrite(loop, self._one_per_kernel)  # each iteration its own kernel: no inner loop
+        at = self._at or self.pl("pl.at(level=pl.Level.CORE_GROUP)")
+        if len(nest) == 1 and self.text(keyword(loop.iter, "chunk").value) == "1" and not self._split:
+            self.rewrite(loop, lambda new, at=at: self._one_per_kernel(new, at))  # each iteration its own kernel
             return
         headers = [self._header(func, n) for n in nest]
-        at = getattr(self, "_at", None) or self.pl("pl.at(level=pl.Level.CORE_GROUP)")
         self.rewrite(loop, lambda new, h=headers, depth=len(nest), at=at: self._tiled(new, h, depth, at))
 
     def _header(self, func, loop: cst.For) -> tuple[str, str, str]:
@@ -217,8 +234,8 @@ class AutoChunk(Upgrade):
         inner = f"{outer_var}, {end}" + (f", {step}" if step != "1" else "")
         return (self.pl(f"for {outer_var} in pl.parallel({outer_args}):"), self.pl(f"for {var} in pl.range({inner}):"), var)
 
-    def _one_per_kernel(self, new: cst.For) -> cst.For:
-        skeleton = cst.parse_statement(self.pl("with pl.at(level=pl.Level.CORE_GROUP):\n    pass\n"))
+    def _one_per_kernel(self, new: cst.For, at: str) -> cst.For:
+        skeleton = cst.parse_statement(f"with {at}:\n    pass\n")
         return _drop_chunk(new).with_changes(body=new.body.with_changes(body=[skeleton.with_changes(body=new.body)]))
 
     def _fresh_in(self, func, base: str) -> str:

@@ -54,7 +54,9 @@ class MixedStores(Upgrade):
 
     # -- one kernel scope ----------------------------------------------------------------
     def _scope(self, scope, inner) -> None:
-        bound_inside = {name for site in inner for name in _bound(site)}
+        # a tensor made inside the scope is on-chip; `x = pl.assemble(x, ...)` only names the
+        # write-through to x's own memory, and x stays the GM tensor it was
+        bound_inside = {name for site in inner for name in _bound(site) if not self._writes_through(site, name)}
         writes: dict[str, list] = {}
         stores: dict[str, list] = {}
         for site in inner:
@@ -83,6 +85,25 @@ class MixedStores(Upgrade):
                                     "(\"mixes MTE3 and scalar stores\"); stage the updates in one tile (pl.write on "
                                     "the tile, then one store) or write every element with pl.write")
 
+    def _writes_through(self, site, name: str) -> bool:
+        """`name = pl.assemble(name, ...)` / `name = pl.store(t, offsets, name)`."""
+        statement = site.statement
+        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+            return False
+        small = statement.body[0]
+        value = small.value if isinstance(small, (cst.Assign, cst.AnnAssign)) else None
+        return isinstance(value, cst.Call) and name in self._destinations(value)
+
+    def _destinations(self, node):
+        """The tensor names an MTE3 call stores into (none for any other node)."""
+        op = self.info.op(node)
+        if op in MTE3:
+            args = positional(node)
+            dest = args[0].value if op in ("assemble", "tensor.assemble") and args else \
+                (args[2].value if len(args) > 2 else None)
+            if isinstance(dest, cst.Name):
+                yield dest.value
+
     def _is_tensor(self, name: str, site) -> bool:
         val = site.env.get(name)
         return val is not None and val.kind == TENSOR
@@ -96,13 +117,7 @@ class MixedStores(Upgrade):
                         if isinstance(t.target, cst.Subscript) and isinstance(t.target.value, cst.Name):
                             yield t.target.value.value
         for node in site.own:
-            op = self.info.op(node)
-            if op in MTE3:
-                args = positional(node)
-                dest = args[0].value if op in ("assemble", "tensor.assemble") and args else \
-                    (args[2].value if len(args) > 2 else None)
-                if isinstance(dest, cst.Name):
-                    yield dest.value
+            yield from self._destinations(node)
 
     # -- what the compiler turns into MTE3 ----------------------------------------------
     def _canonical_fill(self, site, call, name: str) -> bool:
