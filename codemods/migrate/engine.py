@@ -375,9 +375,10 @@ def _phases(module: cst.Module, body: str, rules: tuple[Rule, ...], api: ApiTabl
         else:  # printed whole: the next phase edits it
             printed_tree = Printed(new_tree)
             new_text, printed_after = printed_tree.code, printed_tree.texts(dispatcher.later())
-        edits += [
+        edits += [  # a node a rule rebuilt as it was is no edit (PTO183 re-wrote a block of statements it left alone)
             Edit(rule.id, *where[id(node)], rule.safety, was, now)
             for (rule, node), (was, now) in zip(dispatcher.touched, dispatcher.texts(printed, printed_after))
+            if was != now
         ]
         touched.update(rule.id for rule, _ in dispatcher.touched)
         if tree is module:

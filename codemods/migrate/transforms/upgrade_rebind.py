@@ -13,7 +13,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ...model.values import SCALAR, TENSOR, TILE
-from .upgrade_base import Upgrade, binding
+from .upgrade_base import Upgrade, binding, kernel_scope
 from .upgrade_infer import number
 
 
@@ -29,12 +29,15 @@ class RebindNewType(Upgrade):
 
     def _function(self, sites) -> None:
         first: dict[str, tuple] = {}
+        bound: dict[str, list] = {}  # name -> the sites binding it so far
         renamed: dict[tuple, str] = {}  # (name, type) -> the name values of that type take
         self._renamed_targets: set[int] = set()
         for i, site in enumerate(sites):
             name, value = binding(site.statement)
             if name is None or i in self._renamed_targets:
                 continue
+            earlier = bound.setdefault(name, [])
+            earlier.append(site)
             new = self.info.type_of(value, site.env)
             key = _key(new)
             if key is None:
@@ -44,6 +47,9 @@ class RebindNewType(Upgrade):
                 continue
             self._func = site.function
             if not self._differs(key, first[name]):
+                continue
+            if site.ftype == "jit" and self._jit_accepts(earlier[:-1], site):
+                first[name] = key  # the jit frontend versions the name: later bindings compare with this one
                 continue
             uses = self._reached(sites, i, name, key)
             if uses is None and _only_layout(key, first[name]):
@@ -60,6 +66,19 @@ class RebindNewType(Upgrade):
             self.rewrite(target, lambda n, f=fresh: n.with_changes(value=f))
             for node in uses:
                 self.rewrite(node, lambda n, f=fresh: n.with_changes(value=f))
+
+    def _jit_accepts(self, earlier, site) -> bool:
+        """Does the @pl.jit frontend of e2d0f78ae take this re-binding as a new version of the name?
+        Measured: yes when every earlier binding is in the same block (at function level, in a
+        `pl.at`, in a loop inside one), or when each binding stands directly in a `pl.at` scope of
+        its own (sequential scopes, or scopes in sibling loops); no when a binding is in a loop or
+        branch the other is not in (before/after/inside a loop, sibling loops or if/else in one
+        `pl.at`, a `pl.at` with a loop binding it followed by another scope)."""
+        if all(e.parents == site.parents for e in earlier):
+            return True
+        scopes = [e.parents[-1] if e.parents and kernel_scope(e.parents[-1], self.info) else None
+                  for e in (*earlier, site)]
+        return None not in scopes and len(set(map(id, scopes))) == len(scopes)
 
     def _relayout(self, value, layout: str) -> None:
         """A [1, 1] tile that cannot take a name of its own (a loop carries the name) is given the

@@ -180,6 +180,7 @@ class OutParams(Upgrade):
 
     def begin(self, ctx) -> None:
         self.directions: dict[str, dict[str, str]] = {}
+        self._first: dict[str, dict[str, tuple[bool, bool]]] = {}  # function -> param -> (read first, whole)
         self._open: set = set()
         super().begin(ctx)
         by_function = self.sites_by_function()
@@ -193,6 +194,8 @@ class OutParams(Upgrade):
             for name, found in decided.items():
                 self.directions[name] = {**self.directions[name], **{p: d for p, (d, _) in found.items()}}
         for func in self.info.functions:
+            if self._inline(func):
+                continue  # measured at e2d0f78ae: an inlined helper's directions change nothing (same IR)
             for param in func.params.params:
                 found = self._last.get(func.name.value, {}).get(param.name.value)
                 if found is not None and found[1] == "Out-read":
@@ -219,24 +222,29 @@ class OutParams(Upgrade):
                         and self.info.ops.get(_head(p.annotation.annotation)) == "Out"}
         written: set[str] = set()
         covered: set[str] = set()  # written whole by one write: Out keeps no element the caller passed
-        read: set[str] = set()
+        read: set[str] = set()  # read before a whole write has surely happened (in order of execution)
+        done: dict[str, cst.CSTNode] = {}  # param -> the top-level statement after which it is written whole
         rebinds = []
+        order = {id(site.statement): i for i, site in enumerate(sites)}  # the walk's order is the text's
         for site in sites:
             destinations = set()
             written_here = set()  # handed to a write: the binding of its result is no rebind
+            whole_here = set()
             for node in site.own:
                 for param, arg, reads, whole in self._writes(node, site, sites):
                     written_here.add(id(arg))
-                    if param in plain:
-                        written.add(param)
-                        if whole:
-                            covered.add(param)
+                    written.add(param)
+                    if whole:
+                        covered.add(param)
+                        whole_here.add(param)
                     if not reads:
                         destinations.add(id(arg))
             targets = set()
-            for node in site.own:  # handing the parameter back is not reading it
+            for node in site.own:  # handing the parameter back (alone or in a tuple) is not reading it
                 if isinstance(node, cst.Return) and isinstance(node.value, cst.Name):
                     targets.add(id(node.value))
+                elif isinstance(node, cst.Return) and isinstance(node.value, cst.Tuple):
+                    targets.update(id(e.value) for e in node.value.elements if isinstance(e.value, cst.Name))
             if isinstance(site.statement, cst.SimpleStatementLine):
                 for small in site.statement.body:
                     for t in getattr(small, "targets", ()) or ([small.target] if hasattr(small, "target") else []):
@@ -251,14 +259,30 @@ class OutParams(Upgrade):
                             written.add(target.value.value)
                             if covers_subscript(site, self.info, target, sites):
                                 covered.add(target.value.value)
+                                whole_here.add(target.value.value)
                             targets.add(id(target.value))
             for node in site.own:
-                if isinstance(node, cst.Name) and node.value in plain | declared_out and id(node) not in destinations | targets:
+                if isinstance(node, cst.Name) and node.value in plain | declared_out and id(node) not in destinations | targets \
+                        and not _after(site, done.get(node.value), order):
                     read.add(node.value)
+            if not any(isinstance(p, (cst.If, cst.While, cst.Else)) for p in site.parents):
+                for param in whole_here:
+                    # once the outermost loop or scope around a whole write ends, every element is
+                    # written, and a later read reads what the function wrote
+                    done.setdefault(param, site.parents[0] if site.parents else site.statement)
         self._rebinds = {**getattr(self, "_rebinds", {}), func: rebinds}
+        self._first[func.name.value] = {p: (p in read, p in covered) for p in written}
         decided = {p: ("InOut" if p in read or p not in covered else "Out", "plain") for p in written & plain}
         decided.update({p: ("InOut", "Out-read") for p in declared_out & read})
         return decided
+
+    def _inline(self, func: cst.FunctionDef) -> bool:
+        """`@pl.jit.inline`: its body is inlined into the caller, whose parameters carry the directions."""
+        for d in func.decorators:
+            target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+            if self.info.ops.get(target) == "jit.inline":
+                return True
+        return False
 
     def _handed_back(self, value, name: str) -> bool:
         """`p = f(..., p)`: does `f` hand back the buffer it was given as p (measured at e2d0f78ae:
@@ -304,12 +328,23 @@ class OutParams(Upgrade):
         if directions is None or func is None:
             return
         params = [p.name.value for p in func.params.params if p.name.value != "self"]
+        first = self._first.get(callee, {})
+        declared = _declared(func, self.info.ops)
+
+        def effect(param):
+            # (reads what the caller passed, writes it whole): measured in the callee where it writes
+            # the parameter; an InOut the callee was written with is taken to read
+            if param in first and declared.get(param) != "InOut":
+                reads, whole = first[param]
+                return reads, whole or directions[param] == "Out"
+            return directions[param] == "InOut", directions[param] == "Out"
+
         for i, a in enumerate(positional(node)):
             if i < len(params) and directions.get(params[i], "In") != "In" and isinstance(a.value, cst.Name):
-                yield a.value.value, a.value, directions[params[i]] == "InOut", directions[params[i]] == "Out"
+                yield a.value.value, a.value, *effect(params[i])
         for a in node.args:
             if a.keyword is not None and directions.get(a.keyword.value, "In") != "In" and isinstance(a.value, cst.Name):
-                yield a.value.value, a.value, directions[a.keyword.value] == "InOut", directions[a.keyword.value] == "Out"
+                yield a.value.value, a.value, *effect(a.keyword.value)
 
     def _whole(self, call, name: str, param: str, site, sites) -> bool:
         if keyword(call, "atomic") is not None or (name == "store" and argument(call, 3, "shapes") is not None):
@@ -319,6 +354,13 @@ class OutParams(Upgrade):
         if name == "assemble":
             return covers(site, self.info, argument(call, 1, "source"), argument(call, 2, "offset"), param, sites)
         return False
+
+
+def _after(site: Site, done, order: dict) -> bool:
+    """Does `site` run after the statement `done` (one of the function's, not under an `if`) has finished?"""
+    if done is None or site.statement is done or done in site.parents:
+        return False
+    return order.get(id(site.statement), -1) > order.get(id(done), 1 << 60)
 
 
 def _returns_own(func: cst.FunctionDef, param: str, info, handed_back) -> bool:
