@@ -230,10 +230,24 @@ class Machine(MemoryOps):
                 raise KernelError(f"tile.{op}: tmp_tile {list(tmp_tile.shape)} {tmp_tile.dtype} does not match the input "
                                   f"{list(x.shape)} {x.dtype}")
         a = array_of(x).astype(np.float32)
+        valid = valid_of(x)
+        if not self.head and family == "tile" and valid is not None and len(valid) == 2:
+            # Up to c39fe714a a Tile's reduction runs over its valid region (c39's PTO code generator
+            # writes a load's valid_shapes as the tile_buf's v_col, and pto-isa's TROWMAX/TROWSUM/TROWMIN
+            # reduce over GetValidCol): the padding is not read. The rows past the valid ones are padding.
+            return self._valid_reduce(op, x, a, valid)
         with np.errstate(all="ignore"):
             out = {"row_sum": np.sum, "row_max": np.max, "row_min": np.min}[op](a, axis=1, keepdims=True)
-        valid = valid_of(x)
         return self._result(x, D.cast(out, dtype_of(x)), (valid[0], 1) if valid else None)
+
+    def _valid_reduce(self, op: str, x, a: np.ndarray, valid) -> Tile:
+        rows, cols = (max(0, int(v)) for v in valid)
+        out = self.uninitialised((a.shape[0], 1), dtype_of(x)).astype(np.float32)
+        if rows and cols:
+            with np.errstate(all="ignore"):
+                out[:rows] = {"row_sum": np.sum, "row_max": np.max, "row_min": np.min}[op](
+                    a[:rows, :cols], axis=1, keepdims=True)
+        return self._result(x, D.cast(out, dtype_of(x)), (valid[0], 1))
 
     def matmul(self, lhs, rhs, out_dtype=None, a_trans=False, b_trans=False, c_matrix_nz=False):
         family = self._dispatch("matmul", [lhs, rhs])
