@@ -276,8 +276,11 @@ class Machine(MemoryOps):
         valid = (lv[0] if lv else out.shape[0], rv[1] if rv else out.shape[1]) if (lv or rv) else None
         return self._result(lhs, D.cast(out, dtype), valid, space="Acc")
 
-    def matmul_acc(self, acc, lhs, rhs):
-        product = self.matmul(lhs, rhs)
+    def matmul_acc(self, acc, lhs, rhs, a_trans=False, b_trans=False):
+        if (a_trans or b_trans) and self.strict and (not self.head or self.forced == "Tile"):
+            # c39fe714a's matmul_acc and 2026-08's pl.tile.matmul_acc take (acc, lhs, rhs) only
+            raise KernelError(f"matmul_acc() got an unexpected keyword argument '{'a_trans' if a_trans else 'b_trans'}'")
+        product = self.matmul(lhs, rhs, a_trans=a_trans, b_trans=b_trans)
         self._same_kernel("matmul_acc", [acc])
         total = D.cast(array_of(acc).astype(np.float32) + array_of(product).astype(np.float32), acc.dtype)
         if isinstance(acc, Tensor):  # 2026-08: tensor.matmul_acc inside a kernel
