@@ -216,6 +216,13 @@ class Inference:
                 self._flag("untyped-value", sc.node, "a rank-reducing slice with valid_shape: check valid_shapes by hand")
             return Val(TILE, shape, src.dtype, space)
         if src.is_tile:
+            runtime = [e for e in (pos[1].elements if len(pos) > 1 and isinstance(pos[1], (cst.List, cst.Tuple)) else ())
+                       if self._runtime_extent(e.value)]
+            if runtime:  # c39's tile.slice takes no valid_shape: no static form of this slice exists there
+                self._flag("slice-to-load", sc.node, f"a slice of Tile {code(pos[0])} of runtime width "
+                           f"`{code(runtime[0].value)}`: c39 allocates tiles from their shapes (a create_tile or "
+                           "scratch of this width is refused) and its tile.slice takes no valid_shape; load the "
+                           "window from its Tensor at the largest width with valid_shapes=, or keep the width constant")
             if shape:
                 self._alloc(rp, src.space or VEC, shape, src.dtype, f"slice of {code(pos[0])}", sc, call=node)
             return Val(TILE, shape, src.dtype, src.space)
