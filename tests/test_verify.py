@@ -224,3 +224,43 @@ def test_a_builders_own_sizes_in_postponed_annotations_are_seen(api):
     assert same.code == EQUIVALENT, same.message
     other = verify(("a.py", BUILT.format(factor="2.0")), ("b.py", BUILT.format(factor="3.0")), sizes, api, "2026-08")
     assert other.code == MISMATCH, other.message
+
+
+MATMUL_ACC_TRANS = '''
+import pypto.language as pl
+
+M = 16
+N = 64
+K = 128
+KC = 64
+
+
+@pl.jit
+def mm(a: pl.Tensor[[M, K], pl.BF16], w: pl.Tensor[[N, K], pl.BF16], c: pl.Out[pl.Tensor[[M, N], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        acc = pl.matmul(a[:, 0:KC], w[:, 0:KC], b_trans=True, out_dtype=pl.FP32)
+        for k0 in pl.range(KC, K, KC):
+            acc = pl.matmul_acc(acc, a[:, k0 : k0 + KC], w[:, k0 : k0 + KC], b_trans=True{extra})
+        c[:, :] = acc
+    return c
+'''
+
+
+def test_matmul_acc_takes_a_trans_and_b_trans(api):
+    """2026-08's pl.matmul_acc transposes its operands as pl.matmul does: the K-split sum of
+    a @ w.T equals the whole product."""
+    text = MATMUL_ACC_TRANS.format(extra="")
+    whole = text.replace("acc = pl.matmul(a[:, 0:KC], w[:, 0:KC]", "acc = pl.matmul(a, w").replace(
+        "for k0 in pl.range(KC, K, KC)", "for k0 in pl.range(K, K, KC)")
+    assert verify(("split.py", text), ("split.py", text), Settings(), api, "2026-08").code == EQUIVALENT
+    verdict = verify(("split.py", text), ("whole.py", whole), Settings(), api, "2026-08")
+    assert verdict.code == EQUIVALENT, verdict.message
+
+
+def test_an_op_call_the_interpreter_does_not_model_is_named_with_its_line(api):
+    text = MATMUL_ACC_TRANS.format(extra=", init_cond=True")
+    verdict = verify(("k.py", text), ("k.py", text), Settings(), api, "2026-08")
+    assert verdict.code == 1
+    assert verdict.message == ("k.py:15: pl.matmul_acc: the interpreter does not model this call (matmul_acc() got an "
+                               "unexpected keyword argument 'init_cond'); verify cannot run it (old profile)")
+    assert "TypeError" not in verdict.message

@@ -230,10 +230,24 @@ class Machine(MemoryOps):
                 raise KernelError(f"tile.{op}: tmp_tile {list(tmp_tile.shape)} {tmp_tile.dtype} does not match the input "
                                   f"{list(x.shape)} {x.dtype}")
         a = array_of(x).astype(np.float32)
+        valid = valid_of(x)
+        if not self.head and family == "tile" and valid is not None and len(valid) == 2:
+            # Up to c39fe714a a Tile's reduction runs over its valid region (c39's PTO code generator
+            # writes a load's valid_shapes as the tile_buf's v_col, and pto-isa's TROWMAX/TROWSUM/TROWMIN
+            # reduce over GetValidCol): the padding is not read. The rows past the valid ones are padding.
+            return self._valid_reduce(op, x, a, valid)
         with np.errstate(all="ignore"):
             out = {"row_sum": np.sum, "row_max": np.max, "row_min": np.min}[op](a, axis=1, keepdims=True)
-        valid = valid_of(x)
         return self._result(x, D.cast(out, dtype_of(x)), (valid[0], 1) if valid else None)
+
+    def _valid_reduce(self, op: str, x, a: np.ndarray, valid) -> Tile:
+        rows, cols = (max(0, int(v)) for v in valid)
+        out = self.uninitialised((a.shape[0], 1), dtype_of(x)).astype(np.float32)
+        if rows and cols:
+            with np.errstate(all="ignore"):
+                out[:rows] = {"row_sum": np.sum, "row_max": np.max, "row_min": np.min}[op](
+                    a[:rows, :cols], axis=1, keepdims=True)
+        return self._result(x, D.cast(out, dtype_of(x)), (valid[0], 1))
 
     def matmul(self, lhs, rhs, out_dtype=None, a_trans=False, b_trans=False, c_matrix_nz=False):
         family = self._dispatch("matmul", [lhs, rhs])
@@ -262,8 +276,11 @@ class Machine(MemoryOps):
         valid = (lv[0] if lv else out.shape[0], rv[1] if rv else out.shape[1]) if (lv or rv) else None
         return self._result(lhs, D.cast(out, dtype), valid, space="Acc")
 
-    def matmul_acc(self, acc, lhs, rhs):
-        product = self.matmul(lhs, rhs)
+    def matmul_acc(self, acc, lhs, rhs, a_trans=False, b_trans=False):
+        if (a_trans or b_trans) and self.strict and (not self.head or self.forced == "Tile"):
+            # c39fe714a's matmul_acc and 2026-08's pl.tile.matmul_acc take (acc, lhs, rhs) only
+            raise KernelError(f"matmul_acc() got an unexpected keyword argument '{'a_trans' if a_trans else 'b_trans'}'")
+        product = self.matmul(lhs, rhs, a_trans=a_trans, b_trans=b_trans)
         self._same_kernel("matmul_acc", [acc])
         total = D.cast(array_of(acc).astype(np.float32) + array_of(product).astype(np.float32), acc.dtype)
         if isinstance(acc, Tensor):  # 2026-08: tensor.matmul_acc inside a kernel

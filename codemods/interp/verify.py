@@ -10,8 +10,10 @@ valid region only, where the original masked the rest with `valid_shape`.
 
 from __future__ import annotations
 
+import re
 import traceback
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -90,9 +92,32 @@ def _run(source: tuple[str, str], profile: str, settings: Settings, api: ApiTabl
         raise _Failed(f"{_where(exc, path)}: {exc} ({profile} profile)") from exc
     except SetupError as exc:
         raise _Failed(str(exc)) from exc
+    except TypeError as exc:
+        unmodelled = _unmodelled(exc)
+        if unmodelled is None:  # the kernel's own Python failed
+            raise _Failed(f"{_where(exc, path)}: {type(exc).__name__}: {exc} ({profile} profile)") from exc
+        raise _Failed(f"{_where(exc, path)}: {unmodelled} ({profile} profile)") from exc
     except Exception as exc:  # the kernel's own Python failed
         raise _Failed(f"{_where(exc, path)}: {type(exc).__name__}: {exc} ({profile} profile)") from exc
     return inputs, outputs, machine.masked
+
+
+_CALL_ERROR = re.compile(r"^(?:(?P<owner>\w+)\.)?(?P<op>\w+)\(\) (?P<what>got an unexpected keyword argument .*|takes .*|missing .*)$")
+
+
+def _unmodelled(exc: TypeError) -> str | None:
+    """A call of a pl op the interpreter's signature does not take (a keyword or an argument count
+    its model of the op lacks), said as such: which op, what the interpreter cannot run. None for a
+    TypeError of the kernel's own Python."""
+    m = _CALL_ERROR.match(str(exc))
+    frames = list(traceback.walk_tb(exc.__traceback__))
+    if m is None:
+        return None
+    inside = bool(frames) and frames[-1][0].f_code.co_filename.startswith(str(Path(__file__).parent))
+    if m.group("owner") != "Machine" and not inside:
+        return None
+    return (f"pl.{m.group('op')}: the interpreter does not model this call ({m.group('op')}() {m.group('what')}); "
+            "verify cannot run it")
 
 
 def _where(exc: BaseException, path: str) -> str:

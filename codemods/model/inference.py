@@ -20,7 +20,9 @@ from typing import Any
 import libcst as cst
 
 from ..syntax.nodes import attr_name, code, codes
-from ..syntax.traversal import content
+from ..syntax.traversal import content, walk
+from .extents import constant_bound
+from .kernels import evaluate
 from .results import result_val
 from .values import SCALAR, SCALAR_VAL, TENSOR, TILE, UNKNOWN_VAL, VEC, Val
 
@@ -204,18 +206,70 @@ class Inference:
             if space is None:
                 space = rp.slice_space.get(sc.target, VEC) if sc.direct else VEC
             lead = max(0, len(offsets) - len(shape)) if offsets is not None and shape is not None else 0
-            self._decide("slice-to-load", node, (space, lead))
+            bounded = self._static_extent(pos[1], kw, lead, sc) if len(pos) > 1 else None
+            if bounded is not None:
+                shape = bounded[1]
+            self._decide("slice-to-load", node, (space, lead, bounded))
             if shape:
                 self._alloc(rp, space, ("1",) * lead + shape, src.dtype, f"load of {code(pos[0])}", sc, call=node)
             if "valid_shape" in kw and lead:
                 self._flag("untyped-value", sc.node, "a rank-reducing slice with valid_shape: check valid_shapes by hand")
             return Val(TILE, shape, src.dtype, space)
         if src.is_tile:
+            runtime = [e for e in (pos[1].elements if len(pos) > 1 and isinstance(pos[1], (cst.List, cst.Tuple)) else ())
+                       if self._runtime_extent(e.value)]
+            if runtime:  # c39's tile.slice takes no valid_shape: no static form of this slice exists there
+                self._flag("slice-to-load", sc.node, f"a slice of Tile {code(pos[0])} of runtime width "
+                           f"`{code(runtime[0].value)}`: c39 allocates tiles from their shapes (a create_tile or "
+                           "scratch of this width is refused) and its tile.slice takes no valid_shape; load the "
+                           "window from its Tensor at the largest width with valid_shapes=, or keep the width constant")
             if shape:
                 self._alloc(rp, src.space or VEC, shape, src.dtype, f"slice of {code(pos[0])}", sc, call=node)
             return Val(TILE, shape, src.dtype, src.space)
         self._flag("untyped-value", sc.node, f"cannot tell whether {code(pos[0])} is a Tensor or a Tile")
         return UNKNOWN_VAL
+
+    def _static_extent(self, shape_node, kw, lead: int, sc: Site):
+        """A load's shape with a runtime extent: c39 allocates a tile from its shape (a
+        `create_tile` of it is refused, "shape element 1 must be a compile-time constant", and
+        the code generator wants constants). Where each runtime element is `pl.min(C, ...)` with
+        a constant C (model/extents.py), the load takes C and the extent goes to valid_shapes=:
+        (the axes and their bounds, the static shape). Where one has no bound, the line is
+        flagged; None then, and where there is no runtime element."""
+        if not isinstance(shape_node, (cst.List, cst.Tuple)):
+            return None
+        runtime = [(i, e.value) for i, e in enumerate(shape_node.elements) if self._runtime_extent(e.value)]
+        if not runtime:
+            return None
+        if "valid_shape" in kw or lead:
+            self._flag("slice-to-load", sc.node, f"shape element `{code(runtime[0][1])}` is a runtime value beside "
+                       "valid_shape= or a rank reduction: write the largest extent as the shape and the runtime one "
+                       "in valid_shapes= by hand")
+            return None
+        function = self.kf.node
+        number_of = lambda text: (lambda v: int(v) if v is not None and float(v).is_integer() else None)(
+            evaluate(text, self.env_numbers))
+        bounds = []
+        for axis, element in runtime:
+            bound = constant_bound(element, function, self._call_op, number_of)
+            if bound is None:
+                self._flag("slice-to-load", sc.node, f"shape element {axis} (`{code(element)}`) is a runtime value: c39 "
+                           "allocates a tile from its shape and refuses a runtime one; write its largest value as "
+                           f"the shape and pass `{code(element)}` in valid_shapes=")
+                return None
+            bounds.append((axis, code(bound)))
+        static = list(codes(shape_node))
+        for axis, bound in bounds:
+            static[axis] = bound
+        return tuple(bounds), tuple(static)
+
+    def _runtime_extent(self, element) -> bool:
+        """A shape element the compiler cannot fold: not a number, not made of constants."""
+        text = code(element)
+        if evaluate(text, self.env_numbers) is not None:
+            return False
+        names = {n.value for n in walk(element) if isinstance(n, cst.Name)}
+        return bool(names) and not names <= set(self.consts)
 
     def _create(self, op: str, node: cst.Call, env, sc: Site) -> Val:
         rp = sc.region

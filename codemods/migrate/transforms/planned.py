@@ -79,12 +79,16 @@ class SliceToLoad(Planned):
             pos, _ = _args(updated)
             fields = {"root": root, "offset": offset, "space": space, "dtype": cast}
             return self.fill(self.t["fold_cast" if cast else "fold"].format(**fields), shape=pos[1])
-        space, lead = decision
+        space, lead, extent = decision
         has_valid = any(a.keyword is not None and a.keyword.value == "valid_shape" for a in updated.args)
         suffix = "_valid" if has_valid else ""
         bound = match_call(self.call(self.t["match" + suffix]), updated)
         if bound is None:
             return None
+        if extent is not None:  # a runtime extent: the tile at its bound, the extent its valid shape
+            bound["valid"] = bound["shape"]
+            bound["shape"] = bound["shape"].with_changes(value=_bounded(bound["shape"].value, extent[0]))
+            suffix = "_valid"
         shape = bound["shape"]
         if lead:
             bound["shape"] = shape.with_changes(value=_lead_ones(shape.value, lead))
@@ -94,6 +98,14 @@ class SliceToLoad(Planned):
         if lead:
             return self.fill(self.t["reduce_rank"], load=load, shape=shape.value)
         return load
+
+
+def _bounded(shape, bounds) -> cst.List:
+    """The shape list with each runtime element replaced by its constant bound (axis, text)."""
+    elements = list(shape.elements)
+    for axis, text in bounds:
+        elements[axis] = elements[axis].with_changes(value=cst.parse_expression(text))
+    return cst.List(elements)
 
 
 class AssembleToStore(Planned):

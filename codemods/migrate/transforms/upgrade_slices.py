@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ...model.extents import constant_bound
 from ...model.values import SCALAR, TENSOR, TILE
-from ...syntax.traversal import walk
 from .upgrade_base import Upgrade, argument, in_kernel, keyword
 from .upgrade_infer import Site, number
 from .upgrade_padding import padding_for, rest_of_block
@@ -90,6 +90,7 @@ class SliceBound(Upgrade):
     the line is flagged."""
 
     def scan(self, site: Site) -> None:
+        self._scan_valid(site)
         for call, op in self.calls(site, "slice"):
             base = self.info.type_of(argument(call, 0, "input") or argument(call, 0, "tile")
                                      or argument(call, 0, "tensor"), site.env) if call.args else None
@@ -108,6 +109,35 @@ class SliceBound(Upgrade):
                 self.flag(site, self.params.get("message", "").format(op=op, index=i, element=self.text(element)))
                 continue
             self.rewrite(call, how)
+
+    def _scan_valid(self, site: Site) -> None:
+        """A kernel's load or slice already at its bound, the runtime extent in its valid shape (as
+        c39 code has it, and the 2026-03 step writes a February view): c39 reduced over the valid
+        region, at 2026-08 a reduction reads the padding. Where the code after it reduces over the
+        padded axis, the padding gets the reduction's identity; elsewhere the line stays as it is."""
+        for call, op in self.calls(site, "load", "slice"):
+            if op.partition(".")[0] == "tensor" or not in_kernel(site, self.info):
+                continue
+            shape = argument(call, 2, "shapes") if op.endswith("load") else argument(call, 1, "shape")
+            valid = keyword(call, "valid_shapes") or keyword(call, "valid_shape")
+            if not isinstance(shape, (cst.List, cst.Tuple)) or valid is None or not isinstance(
+                    valid.value, (cst.List, cst.Tuple)) or len(shape.elements) != 2 or len(valid.value.elements) != 2:
+                continue
+            axes = [i for i, (v, e) in enumerate(zip(valid.value.elements, shape.elements))
+                    if self.text(v.value) != self.text(e.value)]
+            if len(axes) != 1:
+                continue
+            axis = axes[0]
+            bound = self._bound(valid.value.elements[axis].value, site)
+            if bound is None or self.text(bound) != self.text(shape.elements[axis].value):
+                continue  # not a runtime extent bounded by the shape: the valid region is the author's
+            small = site.statement.body[0] if isinstance(site.statement, cst.SimpleStatementLine) else None
+            if not (isinstance(small, cst.Assign) and small.value is call and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name)):
+                continue
+            known, fill = padding_for(small.targets[0].target.value, axis, rest_of_block(site), site.function, self.info)
+            if known and fill is not None:
+                self.rewrite(call, lambda new, fill=fill: self._filled(new, fill))
 
     def _bounded(self, site: Site, call: cst.Call, base, shape, runtime):
         """The rewrite, or None where a bound, the source's room or the padding is not known."""
@@ -134,24 +164,8 @@ class SliceBound(Upgrade):
 
     def _bound(self, element, site: Site):
         """The constant operand of `pl.min(C, x)`, the element itself or every assignment of its name."""
-        if isinstance(element, cst.Name):
-            values = []
-            for node in walk(site.function):
-                if isinstance(node, (cst.For, cst.AugAssign, cst.AnnAssign)) and element.value in {
-                        n.value for n in walk(node.target) if isinstance(n, cst.Name)}:
-                    return None
-                if isinstance(node, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == element.value
-                                                        for t in node.targets):
-                    values.append(node.value)
-            bounds = [self._bound(v, site) for v in values if not isinstance(v, cst.Name)]
-            if not bounds or None in bounds or len({self.text(b) for b in bounds}) != 1 or len(bounds) != len(values):
-                return None
-            return bounds[0]
-        if isinstance(element, cst.Call) and (self.info.op(element) or "") == "min":
-            args = [a.value for a in element.args if a.keyword is None]
-            consts = [a for a in args if number(self.text(a), self.info, site.function) is not None]
-            return consts[0] if len(args) == 2 and len(consts) == 1 else None
-        return None
+        return constant_bound(element, site.function, self.info.op,
+                              lambda text: number(text, self.info, site.function))
 
     def _static(self, call: cst.Call, axis: int, bound, fill: str | None):
         args = list(call.args)
@@ -165,6 +179,9 @@ class SliceBound(Upgrade):
         new = call.with_changes(args=with_keyword(args, "valid_shape", _list_of(runtime)))
         if fill is None:
             return new
+        return self._filled(new, fill)
+
+    def _filled(self, new: cst.Call, fill: str) -> cst.Call:
         return cst.Call(self.expr("pl.fillpad"), args=[cst.Arg(new, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
                   cst.Arg(self.expr(f"pl.PadValue.{fill}"), keyword=cst.Name("pad_value"),
                           equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),

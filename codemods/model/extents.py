@@ -1,0 +1,44 @@
+"""The compile-time bound of a runtime extent.
+
+A shape element that is a runtime value (`valid_len` with `valid_len = pl.min(SEQ_TILE, cnt)`)
+cannot size a tile: its storage is allocated from the shape. Where the extent is `pl.min(C, x)`
+with a constant C, itself or at every assignment of its name in the function, C is its bound:
+the tile is allocated at C and the extent becomes its valid shape. Both version steps ask this
+(the 2026-03 planner for a `pl.view`/`pl.slice` it loads, PTO121 at 2026-08 for a kernel's
+slice), with their own ways of naming an op and evaluating a constant.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import libcst as cst
+
+from ..syntax.nodes import code
+from ..syntax.traversal import walk
+
+
+def constant_bound(element: cst.BaseExpression, function: cst.CSTNode,
+                   op_of: Callable[[cst.Call], str | None],
+                   number_of: Callable[[str], int | None]) -> cst.BaseExpression | None:
+    """The constant operand C of `pl.min(C, x)` (either order): the element itself, or every
+    assignment of its name in `function` (one C for all of them). None where a loop, an augmented
+    or annotated assignment binds the name, or any assignment is something else."""
+    if isinstance(element, cst.Name):
+        values = []
+        for node in walk(function):
+            if isinstance(node, (cst.For, cst.AugAssign, cst.AnnAssign)) and element.value in {
+                    n.value for n in walk(node.target) if isinstance(n, cst.Name)}:
+                return None
+            if isinstance(node, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == element.value
+                                                    for t in node.targets):
+                values.append(node.value)
+        bounds = [constant_bound(v, function, op_of, number_of) for v in values if not isinstance(v, cst.Name)]
+        if not bounds or None in bounds or len({code(b) for b in bounds}) != 1 or len(bounds) != len(values):
+            return None
+        return bounds[0]
+    if isinstance(element, cst.Call) and (op_of(element) or "") == "min":
+        args = [a.value for a in element.args if a.keyword is None]
+        consts = [a for a in args if number_of(code(a)) is not None]
+        return consts[0] if len(args) == 2 and len(consts) == 1 else None
+    return None
