@@ -265,24 +265,18 @@ class Machine(MemoryOps):
                     if t.space != want and t.space not in also:
                         raise KernelError(f"tile.matmul reads its {'left' if want == 'Left' else 'right'} operand from {want}, "
                                           f"but it is in {t.space}: pl.move it there")
-        a, b = array_of(lhs).astype(np.float32), array_of(rhs).astype(np.float32)
-        a, b = (a.T if a_trans and a.ndim == 2 else a), (b.T if b_trans and b.ndim == 2 else b)
-        if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
-            raise KernelError(f"pl.matmul of {list(a.shape)} by {list(b.shape)}")
-        out = a @ b
+        out, valid = _product(lhs, rhs, a_trans, b_trans)
         dtype = out_dtype or D.DTYPES["FP32"]
-        lv, rv = valid_of(lhs), valid_of(rhs)
-        lv, rv = (lv[::-1] if lv and a_trans else lv), (rv[::-1] if rv and b_trans else rv)
-        valid = (lv[0] if lv else out.shape[0], rv[1] if rv else out.shape[1]) if (lv or rv) else None
         return self._result(lhs, D.cast(out, dtype), valid, space="Acc")
 
     def matmul_acc(self, acc, lhs, rhs, a_trans=False, b_trans=False):
         if (a_trans or b_trans) and self.strict and (not self.head or self.forced == "Tile"):
             # c39fe714a's matmul_acc and 2026-08's pl.tile.matmul_acc take (acc, lhs, rhs) only
             raise KernelError(f"matmul_acc() got an unexpected keyword argument '{'a_trans' if a_trans else 'b_trans'}'")
-        product = self.matmul(lhs, rhs, a_trans=a_trans, b_trans=b_trans)
+        self.matmul(lhs, rhs, a_trans=a_trans, b_trans=b_trans)  # the operands' checks
         self._same_kernel("matmul_acc", [acc])
-        total = D.cast(array_of(acc).astype(np.float32) + array_of(product).astype(np.float32), acc.dtype)
+        product, _ = _product(lhs, rhs, a_trans, b_trans)
+        total = D.cast(array_of(acc).astype(np.float64) + product, acc.dtype)
         if isinstance(acc, Tensor):  # 2026-08: tensor.matmul_acc inside a kernel
             return self._result(acc, total)
         return self._tile(total, acc.space)
@@ -308,3 +302,17 @@ class Machine(MemoryOps):
         return Tensor(a, np.swapaxes(x.written, int(axis1), int(axis2)), x.name, kernel=x.kernel)
 
 
+def _product(lhs, rhs, a_trans: bool, b_trans: bool):
+    """The matrix product in float64, and its valid region. The hardware sums in FP32; a float64
+    sum rounded once does not depend on the order of the sum, which BLAS picks per processor
+    (OpenBLAS chooses its kernel by CPU) and which a K split changes: an FP32 sum's last bits,
+    cast on to BF16, would make two equivalent kernels differ on one machine and not another."""
+    a, b = array_of(lhs).astype(np.float64), array_of(rhs).astype(np.float64)
+    a, b = (a.T if a_trans and a.ndim == 2 else a), (b.T if b_trans and b.ndim == 2 else b)
+    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
+        raise KernelError(f"pl.matmul of {list(a.shape)} by {list(b.shape)}")
+    out = a @ b
+    lv, rv = valid_of(lhs), valid_of(rhs)
+    lv, rv = (lv[::-1] if lv and a_trans else lv), (rv[::-1] if rv and b_trans else rv)
+    valid = (lv[0] if lv else out.shape[0], rv[1] if rv else out.shape[1]) if (lv or rv) else None
+    return out, valid
