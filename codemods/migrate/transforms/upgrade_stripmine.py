@@ -28,6 +28,7 @@ from ...syntax.nodes import code, codes, statements
 from ...syntax.traversal import walk
 from .upgrade_base import Upgrade, binding, in_kernel, keyword, positional
 from .upgrade_infer import number
+from .upgrade_budget import RunBytes
 from .upgrade_widths import ChunkWidths
 
 UNARY = {"cast", "exp", "neg", "abs", "sqrt", "rsqrt", "recip", "relu", "log"}
@@ -67,6 +68,7 @@ class StripMine(Upgrade):
             return
         self.chunked: set[int] = set()
         self.widths = ChunkWidths(ctx, self.rule)
+        self.bytes = RunBytes(self.info, self.api, self.limit)
         for function, sites in self.sites_by_function().items():
             by_statement = {id(s.statement): s for s in sites}
             bodies = {id(p): p for s in sites if in_kernel(s, self.info) for p in (function, *s.parents)}
@@ -81,7 +83,7 @@ class StripMine(Upgrade):
         i = 0
         while i < len(sites):
             run = self._run(sites, i)
-            if run is not None and (self._fits(function, run) or self._apply(function, run)):
+            if run is not None and (self.bytes.fits(function, run) or self._apply(function, run)):
                 i += len(run.members)  # no part of it can overflow for certain, or chunked
             else:
                 i += 1
@@ -229,10 +231,10 @@ class StripMine(Upgrade):
         if kept is None and not any(acc for _, _, acc in run.members) and not any(
                 (self.info.op(binding(s.statement)[1]) or "").endswith("store") for s, _, _ in run.members):
             return False  # nothing leaves the run: no point in chunking it
-        sizes = [self._bytes(shape, dtype, function) for shape, dtype in run.made]
+        sizes = [self.bytes.of(shape, dtype, function) for shape, dtype in run.made]
         columns = number(run.columns, self.info, function)
         if not sizes or None in sizes or not columns:
-            return False  # a size not known here: the overflow is not certain (`_body` asked `_fits` first)
+            return False  # a size not known here: the overflow is not certain (`_body` asked `RunBytes.fits` first)
         if self._escapes(function, run, kept) or run.loaded & run.stored:
             return False  # a tensor read and written by the run: chunk k would read what chunk k-1 wrote
         chunks = 1
@@ -279,7 +281,7 @@ class StripMine(Upgrade):
             on_vec = (val.kind == TILE and val.space in (None, VEC) and op not in ("load", "move")) or \
                 (val.kind == TILE and op in ("load", "move") and val.space == VEC) or \
                 (val.kind == TENSOR and op in UNARY | BINARY)
-            size = self._bytes(val.shape, val.dtype, function) if on_vec and val.shape else None
+            size = self.bytes.of(val.shape, val.dtype, function) if on_vec and val.shape else None
             if size is None or size <= self.limit:
                 continue
             what = f"`{name}` ([{', '.join(val.shape)}] {val.dtype}, {kb(size)})"
@@ -292,41 +294,6 @@ class StripMine(Upgrade):
                     self.ctx.flag_at(self.rule, top, f"e2d0f78ae names this line for a Vec overflow in "
                                                      f"`{function.name.value}`: {what} alone exceeds the buffer "
                                                      f"({kb(self.limit)}); see the PTO181 marker at `{name}`")
-
-    def _fits(self, function, run: _Run) -> bool:
-        """Does every tile of the run, and every op's operands together, fit the buffer (all
-        sizes known)? Then no run inside it overflows for certain either."""
-        sizes = [self._bytes(shape, dtype, function) for shape, dtype in run.made]
-        return bool(sizes) and None not in sizes and max(max(sizes), self._operands(function, run)) <= self.limit
-
-    def _operands(self, function, run: _Run) -> int:
-        """The most bytes one op of the run reads at once: its tile operands are resident
-        together, so no memory reuse brings a kernel under this."""
-        most = 0
-        for site, _, _ in run.members:
-            for node in walk(site.statement):
-                if not isinstance(node, cst.Call):
-                    continue
-                total, seen = 0, set()
-                for arg in positional(node):
-                    key = code(arg.value)
-                    val = self.info.type_of(arg.value, site.env)
-                    if key in seen or val.kind != TILE or not val.shape:
-                        continue
-                    seen.add(key)
-                    total += self._bytes(val.shape, val.dtype, function) or 0
-                most = max(most, total)
-        return most
-
-    def _bytes(self, shape, dtype, function) -> int | None:
-        size = self.api.dtype_bytes.get(dtype or "")
-        dims = [number(d, self.info, function) for d in shape]
-        if size is None or None in dims:
-            return None
-        total = size
-        for d in dims:
-            total *= d
-        return int(total)
 
     def _kernel_result(self, run: _Run):
         """(name, shape, dtype) of the value a run hands out of its kernel scope, when the run

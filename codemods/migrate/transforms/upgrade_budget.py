@@ -1,0 +1,53 @@
+"""What a run of PTO181's column-wise statements holds in Vec: the bytes of a tile, of one op's
+operands together, and whether the run fits the buffer as it is (then no chunking is needed).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ...model.values import TILE
+from ...syntax.nodes import code
+from ...syntax.traversal import walk
+from .upgrade_base import positional
+from .upgrade_infer import number
+
+
+class RunBytes:
+    def __init__(self, info, api, limit: int) -> None:
+        self.info, self.api, self.limit = info, api, limit
+
+    def fits(self, function, run) -> bool:
+        """Does every tile of the run, and every op's operands together, fit the buffer (all
+        sizes known)? Then no run inside it overflows for certain either."""
+        sizes = [self.of(shape, dtype, function) for shape, dtype in run.made]
+        return bool(sizes) and None not in sizes and max(max(sizes), self.operands(function, run)) <= self.limit
+
+    def operands(self, function, run) -> int:
+        """The most bytes one op of the run reads at once: its tile operands are resident
+        together, so no memory reuse brings a kernel under this."""
+        most = 0
+        for site, _, _ in run.members:
+            for node in walk(site.statement):
+                if not isinstance(node, cst.Call):
+                    continue
+                total, seen = 0, set()
+                for arg in positional(node):
+                    key = code(arg.value)
+                    val = self.info.type_of(arg.value, site.env)
+                    if key in seen or val.kind != TILE or not val.shape:
+                        continue
+                    seen.add(key)
+                    total += self.of(val.shape, val.dtype, function) or 0
+                most = max(most, total)
+        return most
+
+    def of(self, shape, dtype, function) -> int | None:
+        size = self.api.dtype_bytes.get(dtype or "")
+        dims = [number(d, self.info, function) for d in shape]
+        if size is None or None in dims:
+            return None
+        total = size
+        for d in dims:
+            total *= d
+        return int(total)
