@@ -117,6 +117,10 @@ def _numpy_evidence(site: Site, info) -> bool:
             dropped = sum(1 for e in target.slice if isinstance(e.slice, cst.Index))
             if base.shape and value.shape and dropped and len(value.shape) == len(base.shape) - dropped:
                 return True  # the value has the reduced rank: written for numpy-style windows
+            if base.shape and value.shape and len(value.shape) > len(base.shape):
+                # typed with the old subscripts, the value has more axes than the tensor it is
+                # written into: its scalar-indexed sources were meant to drop theirs
+                return True
     return False
 
 
