@@ -13,7 +13,8 @@ Checked with both compilers (c39fe714a for the old and 2026-03 profiles, e2d0f78
 - ops: `pl.incore`/`pl.auto_incore`/`chunk=` are gone (`pl.at`), `row_expand(target, vec)`,
   axis reductions gone (`row_*`/`col_*`), `rem`/`rems`/`sel` take a scratch tile, same-dtype
   casts are rejected, `valid_shapes=` is `valid_shape=`, `maxs`/`mins` are
-  `maximums`/`minimums`, loop indices must be cast before a tile op takes them.
+  `maximums`/`minimums`, loop indices must be cast before a tile op takes them; `move` takes
+  a destination layout (`blayout=`, `slayout=`: `pl.TileLayout`), which moves no value.
 """
 
 from __future__ import annotations
@@ -167,6 +168,9 @@ def install(pl, m) -> None:
         pl.tile.maximums, pl.tile.minimums = pl.maximums, pl.minimums
         pl.tile.transpose_view = lambda t: Tile(t.data.T.copy(), t.space, t.kernel, None, t.name)
         pl.PadValue = PadValue
+        pl.TileLayout = TileLayout
+        pl.move = _laid_out_move(pl.move)
+        pl.tile.move = _laid_out_move(pl.tile.move)
         pl.fillpad = pl.tile.fillpad = pl.tensor.fillpad = lambda x, pad_value="zero": _fillpad(m, x, pad_value)
     else:
         pl.sum = lambda x, axis=-1, keepdim=False: _axis_reduce(m, "sum", x, axis, keepdim)
@@ -193,6 +197,21 @@ def _at(m, auto_incore, incore):
 
 class PadValue:
     null, zero, max, min = "null", "zero", "max", "min"
+
+
+class TileLayout:
+    none_box, row_major, col_major = "none_box", "row_major", "col_major"
+
+
+def _laid_out_move(move):
+    """2026-08: `pl.move(..., blayout=, slayout=)` chooses the destination tile's layout (how
+    its elements are placed in the buffer), which changes no element's value."""
+    def laid_out(tile, target_memory="Vec", blayout=None, slayout=None, **rest):
+        for layout in (blayout, slayout):
+            if layout is not None and layout not in vars(TileLayout).values():
+                raise KernelError(f"pl.move: {layout!r} is not a pl.TileLayout")
+        return move(tile, target_memory, **rest)
+    return laid_out
 
 
 def _fillpad(m, x, pad_value):

@@ -11,7 +11,7 @@ from .upgrade_flags import DropKeyword, TensorLayout, UpgradeFlag
 from .upgrade_rebind import RebindNewType
 from .upgrade_silent import LogicalNot, OutParams, SubscriptKeepRank
 from .upgrade_yield import YieldBinding
-from .upgrade_acc import AccBranchMerge
+from .upgrade_acc import AccBranchMerge, AccMoveLayout
 from .upgrade_ksplit import TensorKSplit
 from .upgrade_slices import SliceBound, SliceFullRank
 from .upgrade_stores import MixedStores
@@ -48,6 +48,7 @@ KINDS = {
     "upgrade-yield-binding": YieldBinding,
     "upgrade-slice-full-rank": SliceFullRank,
     "upgrade-acc-branch-merge": AccBranchMerge,
+    "upgrade-acc-move-layout": AccMoveLayout,
     "upgrade-tensor-k-split": TensorKSplit,
     "upgrade-strip-mine": StripMine,
     "upgrade-orchestration-compute": OrchestrationCompute,

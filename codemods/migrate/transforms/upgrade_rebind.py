@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ...model.values import SCALAR, TENSOR, TILE
+from ...model.kernels import evaluate
+from ...model.values import SCALAR, TENSOR, TILE, Val
+from ...syntax.nodes import code
 from .upgrade_base import Upgrade, binding, kernel_scope
 from .upgrade_infer import number
 
@@ -38,7 +40,7 @@ class RebindNewType(Upgrade):
                 continue
             earlier = bound.setdefault(name, [])
             earlier.append(site)
-            new = self.info.type_of(value, site.env)
+            new = self._type(value, site)
             key = _key(new)
             if key is None:
                 continue
@@ -66,6 +68,21 @@ class RebindNewType(Upgrade):
             self.rewrite(target, lambda n, f=fresh: n.with_changes(value=f))
             for node in uses:
                 self.rewrite(node, lambda n, f=fresh: n.with_changes(value=f))
+
+    def _type(self, value, site) -> Val:
+        """The value's type as the compiler sees it: a Python number the parser folds (a literal,
+        a module or builder constant, arithmetic of them) is an INDEX scalar when it is an int and
+        an FP32 one when it is a float (measured at e2d0f78ae, @pl.program and @pl.jit alike:
+        `i = 0` then `i = e`, e a loop index, is accepted; `i = 0` then an INT32 `pl.read` is
+        refused, "was pl.Scalar[pl.INDEX], got pl.Scalar[pl.INT32]"; `x = 0.0` then an INDEX,
+        "was pl.Scalar[pl.FP32]")."""
+        val = self.info.type_of(value, site.env)
+        if val.kind != SCALAR or val.dtype != "const":
+            return val
+        folded = evaluate(code(value), (self.info.local or {}).get(site.function, self.info.constants))
+        if isinstance(folded, bool) or not isinstance(folded, (int, float)):
+            return val
+        return val.but(dtype="INDEX" if isinstance(folded, int) else "FP32")
 
     def _jit_accepts(self, earlier, site) -> bool:
         """Does the @pl.jit frontend of e2d0f78ae take this re-binding as a new version of the name?
@@ -123,7 +140,7 @@ class RebindNewType(Upgrade):
             if bound == name and site.parents == here.parents:
                 return found  # re-bound in the same block: later uses are that binding's
             if bound == name:  # re-bound deeper (a loop, a branch): ours only if it keeps our type
-                other = _key(self.info.type_of(value, site.env))
+                other = _key(self._type(value, site))
                 if other is None or self._differs(other, key):
                     return None
                 self._renamed_targets.add(j)
@@ -140,7 +157,8 @@ class RebindNewType(Upgrade):
 
 def _key(val):
     """What the compiler compares on a re-binding: a Tile's or Tensor's kind, shape, dtype and
-    (for a [1, 1] tile) layout, a Scalar's dtype (INDEX and INT32 are two types to it); None where the inference does not know."""
+    (for a [1, 1] tile) layout, a Scalar's dtype (INDEX and INT32 are two types to it; an int
+    the parser folds is INDEX, see `RebindNewType._type`); None where the inference does not know."""
     if val.dtype is None:
         return None
     if val.kind == SCALAR:
