@@ -14,6 +14,8 @@ import libcst as cst
 
 from ...model.extents import constant_bound
 from ...model.values import SCALAR, TENSOR, TILE
+from ...syntax.nodes import code
+from ...syntax.traversal import walk
 from .upgrade_base import Upgrade, argument, in_kernel, keyword
 from .upgrade_infer import Site, number
 from .upgrade_padding import padding_for, rest_of_block
@@ -70,6 +72,18 @@ def _full_rank(call: cst.Call, lead: int) -> cst.Call:
     return call.with_changes(args=with_keyword(args, "drop_dims", _list_of([cst.Integer(str(d)) for d in range(lead)])))
 
 
+def _bound_names(function: cst.FunctionDef) -> set[str]:
+    """The names a function binds at run time: its scalar parameters (`pl.Scalar[...]`; an
+    `int` parameter is a Python number when the program is built), assignment and loop targets."""
+    names = {p.name.value for p in function.params.params
+             if p.annotation is not None and "Scalar" in code(p.annotation.annotation)}
+    for node in walk(function.body):
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else \
+            [node.target] if isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For)) else []
+        names.update(n.value for t in targets for n in walk(t) if isinstance(n, cst.Name))
+    return names
+
+
 def with_keyword(args: list[cst.Arg], name: str, value: cst.BaseExpression) -> list[cst.Arg]:
     """The arguments with `name=value` appended last (a trailing comma stays last)."""
     args = list(args)
@@ -91,6 +105,7 @@ class SliceBound(Upgrade):
 
     def scan(self, site: Site) -> None:
         self._scan_valid(site)
+        self._scan_reshape(site)
         for call, op in self.calls(site, "slice"):
             base = self.info.type_of(argument(call, 0, "input") or argument(call, 0, "tile")
                                      or argument(call, 0, "tensor"), site.env) if call.args else None
@@ -99,8 +114,7 @@ class SliceBound(Upgrade):
             shape = argument(call, 1, "shape")
             if not isinstance(shape, (cst.List, cst.Tuple)):
                 continue
-            runtime = [(i, e.value) for i, e in enumerate(shape.elements)
-                       if (t := self.info.type_of(e.value, site.env)).kind == SCALAR and t.dtype != "const"]
+            runtime = [(i, e.value) for i, e in enumerate(shape.elements) if self._runtime(e.value, site)]
             if not runtime:
                 continue
             how = self._bounded(site, call, base, shape, runtime)
@@ -109,6 +123,30 @@ class SliceBound(Upgrade):
                 self.flag(site, self.params.get("message", "").format(op=op, index=i, element=self.text(element)))
                 continue
             self.rewrite(call, how)
+
+    def _scan_reshape(self, site: Site) -> None:
+        """A kernel's reshape to a runtime extent: a tile's every dimension is a constant now
+        (measured: "cannot reshape ... only part of it holds real data", FlattenTileNdTo2D's
+        "dynamic (non-constant) dimension"). Which static shape keeps the meaning depends on what
+        the padding holds and who reads it: flagged."""
+        if not in_kernel(site, self.info):
+            return
+        for call, op in self.calls(site, "reshape"):
+            shape = argument(call, 1, "shape")
+            if not isinstance(shape, (cst.List, cst.Tuple)):
+                continue
+            # a builder's parameter or a module constant is a Python number when the program is
+            # built: only a value the kernel function itself binds is known at run time alone
+            local = _bound_names(site.function)
+            runtime = [(i, e.value) for i, e in enumerate(shape.elements) if self._runtime(e.value, site)
+                       and any(isinstance(n, cst.Name) and n.value in local for n in walk(e.value))]
+            if runtime:
+                i, element = runtime[0]
+                self.flag(site, self.params.get("reshape_message", "").format(op=op, index=i, element=self.text(element)))
+
+    def _runtime(self, element, site: Site) -> bool:
+        t = self.info.type_of(element, site.env)
+        return t.kind == SCALAR and t.dtype != "const"
 
     def _scan_valid(self, site: Site) -> None:
         """A kernel's load or slice already at its bound, the runtime extent in its valid shape (as
