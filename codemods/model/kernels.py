@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import libcst as cst
 
@@ -116,9 +117,8 @@ _ARITH = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Div, ast.Mod, ast.Pow)
 
 def evaluate(expr: str, env: dict[str, float]) -> float | None:
     """Plain arithmetic on literals and known names; None for anything else."""
-    try:
-        tree = ast.parse(expr.strip(), mode="eval").body
-    except SyntaxError:
+    tree = _parsed(expr.strip())
+    if tree is None:
         return None
 
     def ev(n: ast.AST) -> float:
@@ -151,6 +151,16 @@ def evaluate(expr: str, env: dict[str, float]) -> float | None:
     except (ValueError, ZeroDivisionError, OverflowError, TypeError):
         return None
     return value if not isinstance(value, float) or math.isfinite(value) else None
+
+
+@lru_cache(maxsize=4096)
+def _parsed(expr: str) -> ast.AST | None:
+    """The expression's tree (only read): the same few hundred sizes are evaluated thousands
+    of times a file, once per tree and builder, and parsing was most of it."""
+    try:
+        return ast.parse(expr, mode="eval").body
+    except SyntaxError:
+        return None
 
 
 @dataclass

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import libcst as cst
 
+from .memo import cached
+
 _EMPTY = cst.Module([])
 
 
 def code(node: cst.CSTNode) -> str:
-    """The source text of a node, as written."""
-    return _EMPTY.code_for_node(node)
+    """The source text of a node, as written (kept for the file: the planner, the region
+    pass and the strict check spell the same sizes and names of the same trees again)."""
+    return cached("code", node, _EMPTY.code_for_node)
 
 
 def statements(node) -> list:
