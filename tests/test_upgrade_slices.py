@@ -70,6 +70,38 @@ def test_an_extent_without_a_constant_bound_is_flagged():
     assert "review PTO121" in out and "fillpad" not in out
 
 
+RESHAPE = '''
+import pypto.language as pl
+
+
+def build(width: int = 64):
+    @pl.program
+    class Example:
+        @pl.function
+        def k(self, x: pl.Tensor[[1, 64], pl.FP32], m: pl.Tensor[[1], pl.INT32], y: pl.Out[pl.Tensor[[1, 1, 64], pl.FP32]]) -> pl.Tensor[[1, 1, 64], pl.FP32]:
+            cnt = pl.tensor.read(m, [0])
+            with pl.at(level=pl.Level.CORE_GROUP):
+                n = pl.min(64, cnt)
+                e = pl.exp(pl.load(x, [0, 0], [1, 64], target_memory=pl.MemorySpace.Vec))
+                y = pl.store(pl.reshape(e, [1, 1, {extent}]), [0, 0, 0], y)
+            return y
+
+    return Example
+'''
+
+
+def test_a_kernel_reshape_to_a_runtime_extent_is_flagged():
+    # e2d0f78ae: "dynamic (non-constant) dimension ... every tile dimension must be a compile-time constant"
+    out = migrate(RESHAPE.format(extent="n"), STEP, load_api(), KNOWN).output
+    assert "review PTO121: pl.reshape: shape element 2 (`n`)" in out
+
+
+@pytest.mark.parametrize("extent", ["width", "64"])
+def test_a_kernel_reshape_to_a_size_known_when_the_program_is_built_is_left_alone(extent):
+    text = RESHAPE.format(extent=extent)
+    assert migrate(text, STEP, load_api(), KNOWN).output == text
+
+
 def test_a_branch_choosing_matmul_or_matmul_acc_is_left_alone():
     code = '''
 import pypto.language as pl
