@@ -14,10 +14,8 @@ import libcst as cst
 
 from ..model.capacity import region_usage
 from ..model.inference import Site
-from ..model.values import SCALAR, ACC, LEFT, MAT, MATMUL_ACC_DTYPE, RIGHT, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, VEC, Val
-from ..model.kernels import evaluate
-from ..syntax.nodes import attr_name, code, codes
-from ..syntax.traversal import walk
+from ..model.values import ACC, LEFT, MAT, MATMUL_ACC_DTYPE, RIGHT, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, VEC, Val
+from ..syntax.nodes import attr_name, code
 from .matmul_flags import tile_matmul_keywords
 from .plan import Allocation, RegionPlan, StatementEdit
 
@@ -241,94 +239,6 @@ class Decisions:
             name, n = f"{base}_{n}", n + 1
         self.taken.add(name)
         return name
-
-    # Elementwise ops whose tile result keeps the valid region of its one tile operand (c39's
-    # tile.muls and the like; measured with pl.mul by a scalar, heldout F4).
-    _IMAGE_OPS = frozenset({"add", "sub", "mul", "div", "maximum", "exp"})
-
-    def _valid_on_load(self, node: cst.Call, env) -> bool:
-        """`pl.slice(x, S, [0, ...], valid_shape=V)` of a Tile x (c39's tile.slice takes no
-        valid_shape) where S is x's whole shape, x is bound once in the function and read only
-        here, and x is an elementwise image of one load (a slice of a Tensor this plan loads,
-        the other operands scalars): V goes on that load as valid_shapes= and the slice
-        becomes x. Measured (heldout F4): c39 accepts; verify equivalent. False where any of
-        it does not hold (the caller flags the line)."""
-        pos = [a.value for a in node.args if a.keyword is None]
-        kw = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
-        if len(pos) != 3 or set(kw) != {"valid_shape"} or not isinstance(pos[0], cst.Name):
-            return False
-        name = pos[0].value
-        src = env.get(name)
-        if src is None or not src.is_tile or not src.shape or tuple(codes(pos[1]) or ()) != tuple(src.shape):
-            return False
-        offsets = codes(pos[2])
-        if not offsets or any(evaluate(o, self.env_numbers) != 0 for o in offsets):
-            return False
-        function = self.kf.node
-        names = [n for n in walk(function) if isinstance(n, cst.Name) and n.value == name]
-        assigns = [n for n in walk(function) if isinstance(n, cst.Assign) and len(n.targets) == 1
-                   and isinstance(n.targets[0].target, cst.Name) and n.targets[0].target.value == name]
-        if len(names) != 2 or len(assigns) != 1:
-            return False  # bound elsewhere too, or read elsewhere: its valid region would change there
-        assign = assigns[0]
-        loads = self._image_loads(assign.value, env)
-        if loads is None or len(loads) != 1:
-            return False
-        load = loads[0]
-        decision = self.plan.decisions["slice-to-load"].get(load)
-        if (not isinstance(decision, tuple) or len(decision) != 3 or decision[0] == "fold" or decision[1]
-                or decision[2] is not None or any(a.keyword is not None for a in load.args)):
-            return False
-        # every name V reads is bound before x's statement (or never in the function)
-        valid = kw["valid_shape"]
-        used = {n.value for n in walk(valid) if isinstance(n, cst.Name)}
-        order = self._document_order(function)
-        line = order.get(id(assign))
-        for n in walk(function):
-            if isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For)):
-                targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
-                bound = {t.value for tt in targets for t in walk(tt) if isinstance(t, cst.Name)}
-                if bound & used and (line is None or order.get(id(n), line) >= line):
-                    return False
-        self.plan.decisions["slice-to-load"][load] = decision + (code(valid),)
-        self._decide("slice-to-load", node, ("image", name))
-        return True
-
-    @staticmethod
-    def _document_order(root) -> dict[int, int]:
-        """Each statement under root by id, numbered in the order the source writes them."""
-        order: dict[int, int] = {}
-        stack = [root]
-        while stack:
-            n = stack.pop()
-            if isinstance(n, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
-                order[id(n)] = len(order)
-            stack.extend(reversed(n.children))
-        return order
-
-    def _image_loads(self, expr, env):
-        """The Tensor slices an elementwise expression of one tile reads, or None where it reads
-        anything but those, scalars and numbers."""
-        if isinstance(expr, cst.Call):
-            op = self._call_op(expr)
-            if op in ("slice", "view"):  # the planner reads the source before and after PTO001
-                return [expr]
-            if op not in self._IMAGE_OPS:
-                return None
-            found = []
-            for a in expr.args:
-                if a.keyword is not None:
-                    return None
-                inner = self._image_loads(a.value, env)
-                if inner is None:
-                    return None
-                found += inner
-            return found
-        if evaluate(code(expr), self.env_numbers) is not None:
-            return []
-        if isinstance(expr, cst.Name) and expr.value in env and env[expr.value].kind == SCALAR:
-            return []
-        return None
 
     def _decide(self, kind: str, node, value) -> None:
         self.plan.decisions[kind][node] = value

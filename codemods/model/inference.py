@@ -216,9 +216,6 @@ class Inference:
                 self._flag("untyped-value", sc.node, "a rank-reducing slice with valid_shape: check valid_shapes by hand")
             return Val(TILE, shape, src.dtype, space)
         if src.is_tile:
-            feb = self._call_op(node) == "view"  # February code; a 2026-03 slice is the 2026-08 step's to judge
-            if feb and "valid_shape" in kw and self._valid_on_load(node, env):
-                return src  # the slice is its source now, with the valid region on the source's load
             runtime = [e for e in (pos[1].elements if len(pos) > 1 and isinstance(pos[1], (cst.List, cst.Tuple)) else ())
                        if self._runtime_extent(e.value)]
             if runtime:  # c39's tile.slice takes no valid_shape: no static form of this slice exists there
@@ -226,11 +223,6 @@ class Inference:
                            f"`{code(runtime[0].value)}`: c39 allocates tiles from their shapes (a create_tile or "
                            "scratch of this width is refused) and its tile.slice takes no valid_shape; load the "
                            "window from its Tensor at the largest width with valid_shapes=, or keep the width constant")
-            elif feb and "valid_shape" in kw:  # measured: c39 refuses "slice() got an unexpected keyword argument 'valid_shape'"
-                self._flag("slice-to-load", sc.node, f"valid_shape={code(kw['valid_shape'])} on a slice of Tile "
-                           f"{code(pos[0])}: c39's tile.slice takes no valid_shape (it refuses the call); decide where "
-                           "the valid region goes: on the pl.load the tile is computed from (valid_shapes=), or, for a "
-                           "matmul result, mask the padding before the op that reads it")
             if shape:
                 self._alloc(rp, src.space or VEC, shape, src.dtype, f"slice of {code(pos[0])}", sc, call=node)
             return Val(TILE, shape, src.dtype, src.space)

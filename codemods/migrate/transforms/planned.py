@@ -79,17 +79,12 @@ class SliceToLoad(Planned):
             pos, _ = _args(updated)
             fields = {"root": root, "offset": offset, "space": space, "dtype": cast}
             return self.fill(self.t["fold_cast" if cast else "fold"].format(**fields), shape=pos[1])
-        if decision[0] == "image":  # a valid_shape slice of a whole Tile: its load took the valid region
-            return cst.Name(decision[1])
-        space, lead, extent, *moved = decision
+        space, lead, extent = decision
         has_valid = any(a.keyword is not None and a.keyword.value == "valid_shape" for a in updated.args)
         suffix = "_valid" if has_valid else ""
         bound = match_call(self.call(self.t["match" + suffix]), updated)
         if bound is None:
             return None
-        if moved:  # the valid region of a slice of this load's (elementwise) image
-            bound["valid"] = bound["shape"].with_changes(value=cst.parse_expression(moved[0]))
-            suffix = "_valid"
         if extent is not None:  # a runtime extent: the tile at its bound, the extent its valid shape
             bound["valid"] = bound["shape"]
             bound["shape"] = bound["shape"].with_changes(value=_bounded(bound["shape"].value, extent[0]))
