@@ -223,6 +223,16 @@ class Inference:
                            f"`{code(runtime[0].value)}`: c39 allocates tiles from their shapes (a create_tile or "
                            "scratch of this width is refused) and its tile.slice takes no valid_shape; load the "
                            "window from its Tensor at the largest width with valid_shapes=, or keep the width constant")
+            elif self._call_op(node) == "view" and "valid_shape" in kw:
+                # February code (a 2026-03 slice is the 2026-08 step's to judge). c39 refuses "slice() got an
+                # unexpected keyword argument 'valid_shape'". Moving the region onto the load the tile is
+                # computed from changes what a reduction reads (the February CCE backend ignored valid
+                # shapes and reduced over the padding too, c39's PTO backend honours them): a person decides
+                self._flag("slice-to-load", sc.node, f"valid_shape={code(kw['valid_shape'])} on a slice of Tile "
+                           f"{code(pos[0])}: c39's tile.slice takes no valid_shape (it refuses the call); decide where "
+                           "the valid region goes: on the pl.load the tile is computed from (valid_shapes=; a "
+                           "reduction then skips the padding, which the February CCE backend read), or, for a "
+                           "matmul result, mask the padding before the op that reads it")
             if shape:
                 self._alloc(rp, src.space or VEC, shape, src.dtype, f"slice of {code(pos[0])}", sc, call=node)
             return Val(TILE, shape, src.dtype, src.space)
