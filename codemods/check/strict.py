@@ -21,7 +21,7 @@ import libcst as cst
 
 from ..model.annotations import differences
 from ..model.results import result_val
-from ..model.kernels import OpIndex, find_regions, kernel_functions, parameter_value
+from ..model.kernels import OpIndex, chunked_bounds, find_regions, kernel_functions, parameter_value
 from ..syntax.memo import cached
 from ..syntax.nodes import code, statements
 from ..syntax.traversal import ancestors, content
@@ -124,6 +124,12 @@ class StrictChecker:
                         self._expr(small.value, env, region, s)
         elif isinstance(s, cst.For):
             self._expr(s.iter, env, region, s)
+            for which, bound in chunked_bounds(s, self.ops):
+                if isinstance(bound, cst.BinaryOperation):
+                    # Measured on c39: a chunked loop's start, stop and step must each be a constant
+                    # (a name or a literal): `H * QB` is refused, a loop without chunk= takes it.
+                    self._bad(bound, f"Chunked loop {which} must be a compile-time integer constant, "
+                              f"got {type(bound.operator).__name__}: hoist it into a named constant")
             if isinstance(s.target, cst.Name):
                 env[s.target.value] = _V(Val(SCALAR))
             inner_loop = region is not None  # a loop inside a kernel (its names are carried)

@@ -101,6 +101,16 @@ class Decisions:
             self._alloc(rp, result, shape, dtype, "matmul result", sc, call=node)
         return Val(TILE, shape, dtype, result)
 
+    def _matmul_to_vec(self, node: cst.Call, v: Val, rp: RegionPlan, sc: Site) -> Val:
+        """A matmul written as a vector op's operand (`pl.mul(pl.matmul(a, b), s)`): its result is
+        moved out of Acc into Vec there, as a named result is. c39 compiles the Acc read too, but
+        the vector op's operand is not in Acc in the target's semantics (the interpreter refuses it)."""
+        decided = self.plan.decisions["matmul-operands"]
+        decided[node] = (*decided.get(node, (None, None, ()))[:3], VEC)
+        if v.shape:
+            self._alloc(rp, VEC, v.shape, v.dtype, "matmul result moved to Vec", sc)
+        return v.but(space=VEC)
+
     def _matmul_operand(self, arg, side: str, env, sc: Site, flip: bool = False) -> tuple[Val, str | None]:
         """The operand as the tile matmul needs it, and how it gets there: "mat"/"vec" (moved from
         Mat or Vec), "-t" (its pl.transpose undone into the move), "-T" (an a_trans/b_trans flag

@@ -140,6 +140,7 @@ class Planner(HandOffs, Decisions, Inference, RegionScan, RejectionScope, ShapeC
             if isinstance(s.target, cst.Name):
                 env[s.target.value] = SCALAR_VAL
             self._expr(s.iter, env, Site(s, rp))
+            self._hoist_loop_bounds(s)
             inner = self.by_node.get(s)
             if inner is not None:
                 self._region(inner, env)

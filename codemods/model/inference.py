@@ -24,7 +24,7 @@ from ..syntax.traversal import content, walk
 from .extents import constant_bound
 from .kernels import evaluate
 from .results import result_val
-from .values import SCALAR, SCALAR_VAL, TENSOR, TILE, UNKNOWN_VAL, VEC, Val
+from .values import ACC, SCALAR, SCALAR_VAL, TENSOR, TILE, UNKNOWN_VAL, VEC, Val
 
 
 @dataclass
@@ -151,6 +151,9 @@ class Inference:
             v = self._expr(arg, env, sc.inner())
             if rp is not None and v.is_tensor and role in ("tile", "value", "value-or-scalar"):
                 v = self._load_operand(arg, v, rp, sc)
+            elif (rp is not None and v.is_tile and v.space == ACC and spec.unit == "vector"
+                  and not spec.may_read_acc(i) and self._call_op(arg) == "matmul"):
+                v = self._matmul_to_vec(arg, v, rp, sc)  # written inline: moved out of Acc where it is read
             vals.append(v)
         first = vals[0] if vals else UNKNOWN_VAL
         if rp is None:

@@ -342,6 +342,19 @@ def find_regions(func: cst.FunctionDef, ops: dict[cst.CSTNode, str], env: dict[s
     return found
 
 
+def chunked_bounds(loop: cst.For, ops: dict[cst.CSTNode, str]) -> list[tuple[str, cst.BaseExpression]]:
+    """The start, stop and step a chunked loop (`pl.range`/`pl.parallel`/`pl.unroll` with
+    `chunk=`) is written with, by role: the compiler needs each as a compile-time constant."""
+    call = loop.iter
+    if not isinstance(call, cst.Call) or ops.get(call) not in ("range", "parallel", "unroll"):
+        return []
+    if not any(a.keyword is not None and a.keyword.value == "chunk" for a in call.args):
+        return []
+    pos = [a.value for a in call.args if a.keyword is None and not a.star]
+    roles = {1: ("stop",), 2: ("start", "stop"), 3: ("start", "stop", "step")}.get(len(pos), ())
+    return list(zip(roles, pos))
+
+
 def _parallel_region(loop: cst.For, scope, index: int, ops, env) -> Region | None:
     call = loop.iter
     if not isinstance(call, cst.Call) or ops.get(call) != "parallel" or not isinstance(loop.target, cst.Name):

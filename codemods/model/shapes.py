@@ -11,7 +11,7 @@ import ast
 
 import libcst as cst
 
-from .kernels import Constant, evaluate
+from .kernels import Constant, chunked_bounds, evaluate
 from ..syntax.nodes import code, statements
 
 
@@ -27,6 +27,20 @@ class ShapeConstants:
             name = self._constant_for(code(element.value), sc)
             if name:
                 self.plan.decisions["hoist-tile-shape"][element.value] = name
+
+    def _hoist_loop_bounds(self, loop: cst.For) -> None:
+        """A chunked loop's start, stop and step must be compile-time constants too (c39:
+        "Chunked loop stop must be a compile-time integer constant, got Mul"): arithmetic of
+        constants there becomes a named constant the same way."""
+        for which, bound in chunked_bounds(loop, self.ops):
+            if not isinstance(bound, cst.BinaryOperation):
+                continue
+            name = self._constant_for(code(bound), None)
+            if name:
+                self.plan.decisions["hoist-tile-shape"][bound] = name
+            else:
+                self._flag("hoist-tile-shape", loop, f"chunked loop {which} {code(bound)} is not a compile-time "
+                           "constant: the compiler needs a constant here")
 
     def _shape_text(self, shape: tuple[str, ...] | None) -> str:
         if not shape:
