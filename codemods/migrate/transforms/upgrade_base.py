@@ -167,3 +167,12 @@ def kernel_scope(node, info) -> bool:
     """`with pl.at(...)`, `pl.incore()`, `pl.auto_incore()`: a scope whose body is (or becomes) a kernel."""
     return isinstance(node, cst.With) and any((info.op(i.item) or "").rpartition(".")[2] in KERNEL_SCOPES
                                               for i in node.items)
+
+
+def decorated_as(func: cst.FunctionDef, info, op: str) -> bool:
+    """Is `func` decorated with the DSL's `op` (`"jit"`, `"jit.inline"`), bare or called (`@pl.jit(...)`)?"""
+    for d in func.decorators:
+        target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+        if info.ops.get(target) == op:
+            return True
+    return False

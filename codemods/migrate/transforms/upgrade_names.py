@@ -16,7 +16,7 @@ import builtins
 import libcst as cst
 
 from ...syntax.traversal import content, walk
-from .upgrade_base import Upgrade
+from .upgrade_base import Upgrade, decorated_as
 
 
 class JitUndefinedAnnotation(Upgrade):
@@ -27,7 +27,7 @@ class JitUndefinedAnnotation(Upgrade):
         if defined is None:
             return
         for func in self.info.functions:
-            if not self._entry(func):
+            if not decorated_as(func, self.info, "jit"):
                 continue
             missing: list[str] = []
             for param in [*func.params.params, *func.params.kwonly_params]:
@@ -46,13 +46,6 @@ class JitUndefinedAnnotation(Upgrade):
     def scan(self, site) -> None:
         pass
 
-    def _entry(self, func: cst.FunctionDef) -> bool:
-        """A bare `@pl.jit` (or `@pl.jit(...)`): specialized from its own annotations."""
-        for d in func.decorators:
-            target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
-            if self.info.ops.get(target) == "jit":
-                return True
-        return False
 
 
 def _module_names(module: cst.Module) -> set[str] | None:

@@ -19,7 +19,7 @@ import libcst as cst
 
 from ...syntax.nodes import code, statements
 from ...syntax.traversal import walk
-from .upgrade_base import Upgrade, kernel_scope
+from .upgrade_base import Upgrade, decorated_as, kernel_scope
 from .upgrade_outline import Outliner, scalar_names
 
 # what the orchestration code generator writes (measured at e2d0f78ae), and the DSL's own
@@ -43,7 +43,7 @@ class OrchestrationCompute(Upgrade):
             if func in done:
                 continue
             done.add(func)
-            jit = self._jit_entry(func)
+            jit = decorated_as(func, self.info, "jit")
             if not (site.ftype in ORCHESTRATION or jit):
                 continue
             if not any(self._scope(n) or (jit and _calls_one_of(n, kernels)) for n in walk(func.body)):
@@ -67,14 +67,6 @@ class OrchestrationCompute(Upgrade):
         for st in body:
             if isinstance(st, (cst.For, cst.While, cst.If)) and self._holds_scope(st):
                 self._body(st, outline, computes)
-
-    def _jit_entry(self, func) -> bool:
-        """`@pl.jit` / `@pl.jit(...)`: an orchestration function (not `.inline`, `.incore`)."""
-        for d in func.decorators:
-            target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
-            if self.info.ops.get(target) == "jit":
-                return True
-        return False
 
     def _holds_scope(self, node) -> bool:
         return any(self._scope(n) for n in walk(node))

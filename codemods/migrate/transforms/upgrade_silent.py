@@ -14,7 +14,7 @@ import libcst as cst
 
 from ...model.values import SCALAR, TENSOR, TILE
 from ...syntax.traversal import content, walk
-from .upgrade_base import Upgrade, after_2026_03, argument, keyword, positional
+from .upgrade_base import Upgrade, after_2026_03, argument, decorated_as, keyword, positional
 from .upgrade_cover import covers, covers_subscript
 from .upgrade_infer import Site, infer, is_int
 
@@ -69,7 +69,6 @@ class SubscriptKeepRank(Upgrade):
                     self.before(site, f"{name} = {self.text(value)}")
             else:
                 self.rewrite(node, lambda new, h=hoisted: _keep_rank(new, h))
-
 
     def _static(self, value) -> bool:
         from .upgrade_infer import number
@@ -198,7 +197,7 @@ class OutParams(Upgrade):
             for name, found in decided.items():
                 self.directions[name] = {**self.directions[name], **{p: d for p, (d, _) in found.items()}}
         for func in self.info.functions:
-            if self._inline(func):
+            if decorated_as(func, self.info, "jit.inline"):
                 continue  # measured at e2d0f78ae: an inlined helper's directions change nothing (same IR)
             for param in func.params.params:
                 found = self._last.get(func.name.value, {}).get(param.name.value)
@@ -279,14 +278,6 @@ class OutParams(Upgrade):
         decided = {p: ("InOut" if p in read or p not in covered else "Out", "plain") for p in written & plain}
         decided.update({p: ("InOut", "Out-read") for p in declared_out & read})
         return decided
-
-    def _inline(self, func: cst.FunctionDef) -> bool:
-        """`@pl.jit.inline`: its body is inlined into the caller, whose parameters carry the directions."""
-        for d in func.decorators:
-            target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
-            if self.info.ops.get(target) == "jit.inline":
-                return True
-        return False
 
     def _handed_back(self, value, name: str) -> bool:
         """`p = f(..., p)`: does `f` hand back the buffer it was given as p (measured at e2d0f78ae:
