@@ -139,3 +139,29 @@ def test_a_valid_shape_view_of_a_tile_is_flagged_at_its_line(run_rules):
     lines = run_rules(TILE_VIEW_VALID.lstrip("\n")).output.splitlines()
     at = next(i for i, line in enumerate(lines) if "valid_shape=[8, width]" in line and "review" not in line)
     assert "# pypto-migrate: review PTO002: valid_shape=[8, width] on a slice of Tile scaled" in lines[at - 1]
+
+
+IMPORTED_SIZES = '''
+import pypto.language as pl
+
+from sizes import K, N, ROWS
+
+
+@pl.program
+class Example:
+    @pl.function(type=pl.FunctionType.Opaque)
+    def f(self, x: pl.Tensor[[ROWS, K], pl.BF16], w: pl.Tensor[[K, N], pl.BF16], out: pl.Tensor[[ROWS, N], pl.FP32]) -> pl.Tensor[[ROWS, N], pl.FP32]:
+        with pl.auto_incore():
+            for i in pl.parallel(0, 2, 1, chunk=2):
+                y = pl.matmul(pl.view(x, [ROWS, K], [0, 0]), pl.view(w, [K, N], [0, 0]))
+                out = pl.assemble(out, y, [0, 0])
+        return out
+'''
+
+
+def test_sizes_imported_from_another_module_are_not_runtime_extents(run_rules):
+    """An imported size is a Python number when the program is built (c39 folds it): the loads
+    take it as their shape, with no marker calling it a runtime value."""
+    result = run_rules(IMPORTED_SIZES.lstrip("\n"))
+    assert "pl.load(x, [0, 0], [ROWS, K]" in result.output
+    assert "review PTO002" not in result.output

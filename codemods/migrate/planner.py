@@ -24,6 +24,7 @@ import libcst as cst
 
 from ..check.strict import rejected_within
 from ..model.annotations import differences, fully_known
+from ..model.extents import runtime_names
 from ..model.inference import Inference, Site
 from ..model.kernels import KernelFunction, OpIndex, Region, find_regions, kernel_functions, module_alias, parameter_value, scope_kind
 from ..model.liveness import Liveness
@@ -71,6 +72,7 @@ class Planner(HandOffs, Decisions, Inference, RegionScan, RejectionScope, ShapeC
         self.kf = kf
         self.consts = kf.constants
         self.env_numbers = {n: c.value for n, c in kf.constants.items()}
+        self.runtime = runtime_names(kf.node)
         self.live = Liveness(statements(kf.node))
         regions = find_regions(kf.node, self.ops, self.env_numbers)
         self.plan.regions.extend(r for r, _ in regions)

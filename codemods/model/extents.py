@@ -42,3 +42,17 @@ def constant_bound(element: cst.BaseExpression, function: cst.CSTNode,
         consts = [a for a in args if number_of(code(a)) is not None]
         return consts[0] if len(args) == 2 and len(consts) == 1 else None
     return None
+
+
+def runtime_names(function: cst.FunctionDef) -> set[str]:
+    """The names a kernel function binds at run time: its scalar parameters (`pl.Scalar[...]`),
+    assignment and loop targets. A builder's parameter, a module constant or an imported size is a
+    Python number when the program is built, never a runtime extent, whether or not its value is
+    known here."""
+    names = {p.name.value for p in function.params.params
+             if p.annotation is not None and "Scalar" in code(p.annotation.annotation)}
+    for node in walk(function.body):
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else \
+            [node.target] if isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For)) else []
+        names.update(n.value for t in targets for n in walk(t) if isinstance(n, cst.Name))
+    return names

@@ -282,7 +282,9 @@ class Inference:
         if evaluate(text, self.env_numbers) is not None:
             return False
         names = {n.value for n in walk(element) if isinstance(n, cst.Name)}
-        return bool(names) and not names <= set(self.consts)
+        # a name the kernel function does not bind (an imported size, a builder's parameter) is
+        # a Python number when the program is built, its value known here or not
+        return bool(names) and not names <= set(self.consts) and bool(names & self.runtime)
 
     def _create(self, op: str, node: cst.Call, env, sc: Site) -> Val:
         rp = sc.region

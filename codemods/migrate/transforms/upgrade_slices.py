@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ...model.extents import constant_bound
+from ...model.extents import constant_bound, runtime_names
 from ...model.values import SCALAR, TENSOR, TILE
-from ...syntax.nodes import code
 from ...syntax.traversal import walk
 from .upgrade_base import Upgrade, argument, in_kernel, keyword
 from .upgrade_infer import Site, number
@@ -72,18 +71,6 @@ def _full_rank(call: cst.Call, lead: int) -> cst.Call:
     return call.with_changes(args=with_keyword(args, "drop_dims", _list_of([cst.Integer(str(d)) for d in range(lead)])))
 
 
-def _bound_names(function: cst.FunctionDef) -> set[str]:
-    """The names a function binds at run time: its scalar parameters (`pl.Scalar[...]`; an
-    `int` parameter is a Python number when the program is built), assignment and loop targets."""
-    names = {p.name.value for p in function.params.params
-             if p.annotation is not None and "Scalar" in code(p.annotation.annotation)}
-    for node in walk(function.body):
-        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else \
-            [node.target] if isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For)) else []
-        names.update(n.value for t in targets for n in walk(t) if isinstance(n, cst.Name))
-    return names
-
-
 def with_keyword(args: list[cst.Arg], name: str, value: cst.BaseExpression) -> list[cst.Arg]:
     """The arguments with `name=value` appended last (a trailing comma stays last)."""
     args = list(args)
@@ -135,9 +122,7 @@ class SliceBound(Upgrade):
             shape = argument(call, 1, "shape")
             if not isinstance(shape, (cst.List, cst.Tuple)):
                 continue
-            # a builder's parameter or a module constant is a Python number when the program is
-            # built: only a value the kernel function itself binds is known at run time alone
-            local = _bound_names(site.function)
+            local = runtime_names(site.function)
             runtime = [(i, e.value) for i, e in enumerate(shape.elements) if self._runtime(e.value, site)
                        and any(isinstance(n, cst.Name) and n.value in local for n in walk(e.value))]
             if runtime:
