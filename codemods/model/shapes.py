@@ -39,8 +39,9 @@ class ShapeConstants:
             if name:
                 self.plan.decisions["hoist-tile-shape"][bound] = name
             else:
-                self._flag("hoist-tile-shape", loop, f"chunked loop {which} {code(bound)} is not a compile-time "
-                           "constant: the compiler needs a constant here")
+                self._flag("hoist-tile-shape", loop, f"chunked loop {which} `{code(bound)}` is an expression, and "
+                           "c39 wants a name or a number there (\"must be a compile-time integer constant\"): give it a "
+                           f"name at module level (`NAME = {code(bound)}`) and write the name here")
 
     def _shape_text(self, shape: tuple[str, ...] | None) -> str:
         if not shape:
