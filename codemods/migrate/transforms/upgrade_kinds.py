@@ -9,7 +9,8 @@ from .upgrade_typed import (AxisReduction, BoolCondition, FlatOffset, IndexOpera
                             RowScratch, SameDtypeCast, SelScratch)
 from .upgrade_flags import DropKeyword, TensorLayout, UpgradeFlag
 from .upgrade_rebind import RebindNewType
-from .upgrade_silent import LogicalNot, OutParams, SubscriptKeepRank
+from .upgrade_outputs import OutParams
+from .upgrade_silent import LogicalNot, SubscriptKeepRank
 from .upgrade_yield import YieldBinding
 from .upgrade_acc import AccBranchMerge, AccMoveLayout
 from .upgrade_ksplit import TensorKSplit

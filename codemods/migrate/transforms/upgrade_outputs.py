@@ -1,0 +1,244 @@
+"""The third silent change of 2026-08 (PTO142): a Tensor parameter a function writes must be
+`pl.Out` (written only) or `pl.InOut` (also read); left plain, an orchestration output is not
+copied back to the host. A declared `Out` is not copied in at 2026-08, so one the function reads
+before a whole write becomes `InOut`.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ...syntax.traversal import content, walk
+from .upgrade_base import Upgrade, argument, decorated_as, keyword, positional
+from .upgrade_cover import covers, covers_subscript
+from .upgrade_infer import Site
+
+WRITES = {"store": (2, "output_tensor"), "assemble": (0, "target"), "write": (0, "dst"), "store_scalar": (0, "tensor"),
+          "setval": (0, "tile")}
+
+
+class OutParams(Upgrade):
+    """Parameters a function writes become `pl.Out` (never read) or `pl.InOut` (also read)."""
+
+    def begin(self, ctx) -> None:
+        self.directions: dict[str, dict[str, str]] = {}
+        self._first: dict[str, dict[str, tuple[bool, bool]]] = {}  # function -> param -> (read first, whole)
+        self._open: set = set()
+        super().begin(ctx)
+        by_function = self.sites_by_function()
+        for func in self.info.functions:
+            self.directions[func.name.value] = _declared(func, self.info.ops)
+        for _ in range(4):  # a callee's decided directions make its callers' writes
+            decided = {f.name.value: self._decide(f, by_function.get(f, [])) for f in self.info.functions}
+            if decided == getattr(self, "_last", None):
+                break
+            self._last = decided
+            for name, found in decided.items():
+                self.directions[name] = {**self.directions[name], **{p: d for p, (d, _) in found.items()}}
+        for func in self.info.functions:
+            if decorated_as(func, self.info, "jit.inline"):
+                continue  # measured at e2d0f78ae: an inlined helper's directions change nothing (same IR)
+            for param in func.params.params:
+                found = self._last.get(func.name.value, {}).get(param.name.value)
+                if found is not None and found[1] == "Out-read":
+                    # 2026-08: "Reading an Out parameter before writing it reads undefined memory"
+                    self.rewrite(param.annotation.annotation.value, lambda a: a.with_changes(attr=cst.Name("InOut")))
+                elif found is not None and param.annotation is not None:
+                    wrapper = found[0]
+                    self.rewrite(param.annotation, lambda a, w=wrapper: a.with_changes(
+                        annotation=cst.Subscript(cst.Attribute(cst.Name(self.info.alias), cst.Name(w)),
+                                                 [cst.SubscriptElement(cst.Index(a.annotation))])))
+            for site, param in getattr(self, "_rebinds", {}).get(func, []):
+                self.flag(site, f"`{param}` is an output parameter rebound to a new value: at 2026-08 that value is "
+                                f"dropped (OutParamWriteDropped); write through it (`{param}[...] = ...`, pl.assemble, "
+                                "pl.store) instead")
+
+    def scan(self, site: Site) -> None:
+        pass
+
+    def _decide(self, func: cst.FunctionDef, sites: list[Site]) -> dict[str, tuple[str, bool]]:
+        plain = {p.name.value for p in func.params.params
+                 if p.annotation is not None and self.info.ops.get(_head(p.annotation.annotation)) == "Tensor"}
+        outputs = {p for p, d in self.directions.get(func.name.value, {}).items() if d != "In"}
+        declared_out = {p.name.value for p in func.params.params if p.annotation is not None
+                        and self.info.ops.get(_head(p.annotation.annotation)) == "Out"}
+        written: set[str] = set()
+        covered: set[str] = set()  # written whole by one write: Out keeps no element the caller passed
+        read: set[str] = set()  # read before a whole write has surely happened (in order of execution)
+        done: dict[str, cst.CSTNode] = {}  # param -> the top-level statement after which it is written whole
+        rebinds = []
+        order = {id(site.statement): i for i, site in enumerate(sites)}  # the walk's order is the text's
+        for site in sites:
+            destinations = set()
+            written_here = set()  # handed to a write: the binding of its result is no rebind
+            whole_here = set()
+            for node in site.own:
+                for param, arg, reads, whole in self._writes(node, site, sites):
+                    written_here.add(id(arg))
+                    written.add(param)
+                    if whole:
+                        covered.add(param)
+                        whole_here.add(param)
+                    if not reads:
+                        destinations.add(id(arg))
+            targets = set()
+            for node in site.own:  # handing the parameter back (alone or in a tuple) is not reading it
+                if isinstance(node, cst.Return) and isinstance(node.value, cst.Name):
+                    targets.add(id(node.value))
+                elif isinstance(node, cst.Return) and isinstance(node.value, cst.Tuple):
+                    targets.update(id(e.value) for e in node.value.elements if isinstance(e.value, cst.Name))
+            if isinstance(site.statement, cst.SimpleStatementLine):
+                for small in site.statement.body:
+                    for t in getattr(small, "targets", ()) or ([small.target] if hasattr(small, "target") else []):
+                        target = t.target if isinstance(t, cst.AssignTarget) else t
+                        if isinstance(target, cst.Name):
+                            targets.add(id(target))
+                            if target.value in plain | outputs and not _view(small.value, self.info) and not any(
+                                    isinstance(n, cst.Name) and n.value == target.value and id(n) in written_here for n in site.own) \
+                                    and not self._handed_back(small.value, target.value):
+                                rebinds.append((site, target.value))
+                        elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+                            written.add(target.value.value)
+                            if covers_subscript(site, self.info, target, sites):
+                                covered.add(target.value.value)
+                                whole_here.add(target.value.value)
+                            targets.add(id(target.value))
+            for node in site.own:
+                if isinstance(node, cst.Name) and node.value in plain | declared_out and id(node) not in destinations | targets \
+                        and not _after(site, done.get(node.value), order):
+                    read.add(node.value)
+            if not any(isinstance(p, (cst.If, cst.While, cst.Else)) for p in site.parents):
+                for param in whole_here:
+                    # once the outermost loop or scope around a whole write ends, every element is
+                    # written, and a later read reads what the function wrote
+                    done.setdefault(param, site.parents[0] if site.parents else site.statement)
+        self._rebinds = {**getattr(self, "_rebinds", {}), func: rebinds}
+        self._first[func.name.value] = {p: (p in read, p in covered) for p in written}
+        decided = {p: ("InOut" if p in read or p not in covered else "Out", "plain") for p in written & plain}
+        decided.update({p: ("InOut", "Out-read") for p in declared_out & read})
+        return decided
+
+    def _handed_back(self, value, name: str) -> bool:
+        """`p = f(..., p)`: does `f` hand back the buffer it was given as p (measured at e2d0f78ae:
+        an inline function writing through its parameter and returning it, or a reshape of it, writes
+        the caller's buffer, and the rebinding only names it again)? A function of another file is
+        taken to: passing the output in and rebinding it to the result is that idiom."""
+        if not isinstance(value, cst.Call) or self.info.op(value) is not None or not isinstance(value.func, cst.Name):
+            return False
+        func = next((f for f in self.info.functions if f.name.value == value.func.value), None)
+        params = [p.name.value for p in func.params.params if p.name.value != "self"] if func is not None else []
+        passed = [params[i] if i < len(params) else None for i, a in enumerate(positional(value))
+                  if isinstance(a.value, cst.Name) and a.value.value == name]
+        passed += [a.keyword.value for a in value.args
+                   if a.keyword is not None and isinstance(a.value, cst.Name) and a.value.value == name]
+        if not passed:
+            return False
+        if func is None:
+            return True
+        if func in self._open:
+            return False  # a recursive call: no proof
+        self._open.add(func)
+        try:
+            return any(q is not None and _returns_own(func, q, self.info, self._handed_back) for q in passed)
+        finally:
+            self._open.discard(func)
+
+    def _writes(self, node, site, sites):
+        """(parameter name, argument node, read too, written whole) of each tensor the call writes."""
+        if not isinstance(node, cst.Call):
+            return
+        op = self.info.op(node)
+        if op is not None:
+            name = op.rpartition(".")[2]
+            where = WRITES.get(name)
+            if where is not None:
+                arg = argument(node, *where)
+                if isinstance(arg, cst.Name):
+                    yield arg.value, arg, False, self._whole(node, name, arg.value, site, sites)
+            return
+        callee = node.func.attr.value if isinstance(node.func, cst.Attribute) else node.func.value if isinstance(node.func, cst.Name) else None
+        directions = self.directions.get(callee)
+        func = next((f for f in self.info.functions if f.name.value == callee), None)
+        if directions is None or func is None:
+            return
+        params = [p.name.value for p in func.params.params if p.name.value != "self"]
+        first = self._first.get(callee, {})
+        declared = _declared(func, self.info.ops)
+
+        def effect(param):
+            # (reads what the caller passed, writes it whole): measured in the callee where it writes
+            # the parameter; an InOut the callee was written with is taken to read
+            if param in first and declared.get(param) != "InOut":
+                reads, whole = first[param]
+                return reads, whole or directions[param] == "Out"
+            return directions[param] == "InOut", directions[param] == "Out"
+
+        for i, a in enumerate(positional(node)):
+            if i < len(params) and directions.get(params[i], "In") != "In" and isinstance(a.value, cst.Name):
+                yield a.value.value, a.value, *effect(params[i])
+        for a in node.args:
+            if a.keyword is not None and directions.get(a.keyword.value, "In") != "In" and isinstance(a.value, cst.Name):
+                yield a.value.value, a.value, *effect(a.keyword.value)
+
+    def _whole(self, call, name: str, param: str, site, sites) -> bool:
+        if keyword(call, "atomic") is not None or (name == "store" and argument(call, 3, "shapes") is not None):
+            return False  # an accumulation reads what is there; a narrowed store writes less than its tile
+        if name == "store":
+            return covers(site, self.info, argument(call, 0, "tile"), argument(call, 1, "offsets"), param, sites)
+        if name == "assemble":
+            return covers(site, self.info, argument(call, 1, "source"), argument(call, 2, "offset"), param, sites)
+        return False
+
+
+def _after(site: Site, done, order: dict) -> bool:
+    """Does `site` run after the statement `done` (one of the function's, not under an `if`) has finished?"""
+    if done is None or site.statement is done or done in site.parents:
+        return False
+    return order.get(id(site.statement), -1) > order.get(id(done), 1 << 60)
+
+
+def _returns_own(func: cst.FunctionDef, param: str, info, handed_back) -> bool:
+    """Does every `return` of func hand back `param`'s buffer (the name, or a view or store chain of it)?"""
+    names = {param}
+    for node in _in_order(func):  # bindings in order of the text: views and stores of the buffer
+        if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            op = info.op(node.value)
+            args = positional(node.value) if isinstance(node.value, cst.Call) else []
+            kind = op.rpartition(".")[2] if op else ""
+            source = args[2].value if kind == "store" and len(args) > 2 else args[0].value if args else None
+            if kind in ("reshape", "slice", "view", "assemble", "store") and isinstance(source, cst.Name) \
+                    and source.value in names:
+                names.add(node.targets[0].target.value)
+            elif any(handed_back(node.value, n) for n in names):
+                names.add(node.targets[0].target.value)  # `p = g(..., p)` with g handing p back
+            else:
+                names.discard(node.targets[0].target.value)  # re-bound to a value of its own
+    returns = [n for n in walk(func) if isinstance(n, cst.Return)]
+    return bool(returns) and all(isinstance(r.value, cst.Name) and r.value.value in names for r in returns)
+
+
+def _in_order(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(content(n)))
+
+
+def _view(value, info) -> bool:
+    """A reshape/slice/transpose re-binds a name to a view of storage it already names: no copy is dropped."""
+    op = info.op(value)
+    return op is not None and op.rpartition(".")[2] in ("reshape", "transpose", "slice", "view")
+
+
+def _head(annotation):
+    return annotation.value if isinstance(annotation, cst.Subscript) else annotation
+
+
+def _declared(func: cst.FunctionDef, ops) -> dict[str, str]:
+    out = {}
+    for p in func.params.params:
+        head = ops.get(_head(p.annotation.annotation)) if p.annotation is not None else None
+        out[p.name.value] = head if head in ("Out", "InOut") else "In"
+    return out
+
