@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from functools import lru_cache
 
 import libcst as cst
@@ -64,17 +63,12 @@ class _Starts(CodegenState):
         if not self.open:
             self.indents.clear()
 
-    @contextmanager
-    def record_syntactic_position(self, node, *, start_node=None, end_node=None) -> Iterator[None]:
-        wanted = id(node) in self.wanted
-        if wanted and start_node is not None:
+    def record_syntactic_position(self, node, *, start_node=None, end_node=None):
+        if id(node) not in self.wanted:
+            return _NOTHING
+        if start_node is not None:
             self.wanted.add(id(start_node))  # generated inside this block: its start is this one's
-        start = len(self.tokens)
-        try:
-            yield
-        finally:
-            if wanted:
-                self.found[id(node)] = self.found[id(start_node)] if start_node is not None else start
+        return _Syntactic(self, node, start_node)
 
 
 def code_and_starts(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> tuple[str, dict[int, tuple[int, int]]]:
@@ -124,13 +118,47 @@ class _Everything(CodegenState):
         """The node's start: its first token, or where its syntactic position says."""
         return self.found[key] if key in self.found else self.spans[key][0]
 
-    @contextmanager
-    def record_syntactic_position(self, node, *, start_node=None, end_node=None) -> Iterator[None]:
-        start = len(self.tokens)
-        try:
-            yield
-        finally:
-            self.found[id(node)] = self.start(id(start_node)) if start_node is not None else start
+    def record_syntactic_position(self, node, *, start_node=None, end_node=None):
+        return _Syntactic(self, node, start_node)
+
+
+class _Nothing:
+    """The context of a position nobody asked for."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc) -> bool:
+        return False
+
+
+_NOTHING = _Nothing()
+
+
+class _Syntactic:
+    """Records a node's syntactic start when its block ends. A class, not a generator made a
+    context manager by `contextlib`: LibCST opens one for most nodes it prints, and the
+    generator's machinery cost more than the rest of the code generation together."""
+
+    __slots__ = ("state", "node", "start_node", "start")
+
+    def __init__(self, state, node, start_node) -> None:
+        self.state, self.node, self.start_node = state, node, start_node
+
+    def __enter__(self) -> None:
+        self.start = len(self.state.tokens)
+
+    def __exit__(self, *exc) -> bool:
+        state, start_node = self.state, self.start_node
+        if start_node is None:
+            state.found[id(self.node)] = self.start
+        elif isinstance(state, _Everything):
+            state.found[id(self.node)] = state.start(id(start_node))
+        else:
+            state.found[id(self.node)] = state.found[id(start_node)]
+        return False
 
 
 class Printed:
