@@ -23,12 +23,12 @@ class _Starts(CodegenState):
     """Starts are kept as token indices, turned into lines and columns once at the end for the
     nodes asked for: no bookkeeping per token while the code is generated."""
 
-    __slots__ = ("wanted", "found", "stack", "text_wanted", "texts", "open", "indents")
+    __slots__ = ("wanted", "found", "starting", "text_wanted", "texts", "open", "indents")
 
     def __init__(self, module: cst.Module, wanted: set[int], text_wanted: set[int] = frozenset()) -> None:
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
         self.wanted, self.found = wanted, {}  # node id -> index of its first token
-        self.stack: list[int] = []
+        self.starting: dict[int, int] = {}  # wanted node id -> its first token, while it is generated
         self.text_wanted, self.texts = text_wanted, {}
         self.open: list[tuple[int, int, int, int]] = []  # node id, first token, indent depth, first indent record
         self.indents: list[tuple[int, int]] = []  # (token index, count) of indentation written inside an open node
@@ -38,16 +38,20 @@ class _Starts(CodegenState):
             self.indents.append((len(self.tokens), len(self.indent_tokens)))
         self.tokens.extend(self.indent_tokens)
 
+    # These two run for every node printed, and a few dozen nodes are asked for: only those
+    # are written down (a start_node joins `wanted` before it is printed, see below).
     def before_codegen(self, node: cst.CSTNode) -> None:
-        self.stack.append(len(self.tokens))
-        if id(node) in self.text_wanted:
-            self.open.append((id(node), len(self.tokens), len(self.indent_tokens), len(self.indents)))
+        key = id(node)
+        if key in self.wanted:
+            self.starting[key] = len(self.tokens)
+        if key in self.text_wanted:
+            self.open.append((key, len(self.tokens), len(self.indent_tokens), len(self.indents)))
 
     def after_codegen(self, node: cst.CSTNode) -> None:
-        start = self.stack.pop()
-        if id(node) in self.wanted and id(node) not in self.found:
-            self.found[id(node)] = start
-        if self.open and self.open[-1][0] == id(node):
+        key = id(node)
+        if key in self.wanted and key not in self.found:
+            self.found[key] = self.starting[key]
+        if self.open and self.open[-1][0] == key:
             self._close()
 
     def _close(self) -> None:

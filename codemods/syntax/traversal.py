@@ -196,16 +196,43 @@ def ancestors(root: cst.CSTNode, wanted: set[int]) -> set[int]:
     found: set[int] = set()
     if not wanted:
         return found
-    path: list[int] = []
-    stack: list[tuple[cst.CSTNode, int]] = [(root, 0)]
-    while stack:
-        node, depth = stack.pop()
-        del path[depth:]
-        if id(node) in wanted:
-            for above in reversed(path):
-                if above in found:
-                    break  # marked before, and everything above it with it
-                found.add(above)
-        path.append(id(node))
-        stack.extend((child, depth + 1) for child in content(node))
+    up = parents(root)
+    for key in wanted:
+        for above in up.get(key, ()):
+            _climb(above, up, found)
     return found
+
+
+def _climb(key: int, up: dict[int, tuple[int, ...]], found: set[int]) -> None:
+    while key not in found:
+        found.add(key)
+        above = up.get(key, ())
+        if not above:
+            return
+        for other in above[1:]:  # a node object used in two places has two parents
+            _climb(other, up, found)
+        key = above[0]
+
+
+def parents(root: cst.CSTNode) -> dict[int, tuple[int, ...]]:
+    """`id(node) -> ids of its parents` for every node below `root` (trivia never): one walk
+    per tree, kept while the file is processed; the strict check and the engine's choice of
+    subtrees to enter both ask which nodes hold a given few."""
+    return cached("parents", root, _parents)
+
+
+def _parents(root: cst.CSTNode) -> dict[int, tuple[int, ...]]:
+    up: dict[int, tuple[int, ...]] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        key = id(node)
+        for child in content(node):
+            child_key = id(child)
+            seen = up.get(child_key)
+            if seen is None:
+                up[child_key] = (key,)
+                stack.append(child)
+            elif key not in seen:  # the same object again, elsewhere: its subtree is walked once
+                up[child_key] = seen + (key,)
+    return up
