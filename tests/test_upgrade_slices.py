@@ -102,6 +102,17 @@ def test_a_kernel_reshape_to_a_size_known_when_the_program_is_built_is_left_alon
     assert migrate(text, STEP, load_api(), KNOWN).output == text
 
 
+SLICE = RESHAPE.replace("pl.reshape(e, [1, 1, {extent}])", "pl.reshape(pl.exp(pl.slice(e, [1, {extent}], [0, 0])), [1, 1, 64])")
+
+
+def test_a_kernel_slice_of_a_runtime_width_and_of_a_width_known_when_built():
+    # The slice check and the reshape check call the same names runtime (model.extents.runtime_names):
+    # the kernel's `n` is, the builder's `width` is a Python int when the program is built.
+    assert "review PTO121: pl.slice: shape element 1 (`n`)" in migrate(SLICE.format(extent="n"), STEP, load_api(), KNOWN).output
+    text = SLICE.format(extent="width")
+    assert migrate(text, STEP, load_api(), KNOWN).output == text
+
+
 def test_a_branch_choosing_matmul_or_matmul_acc_is_left_alone():
     code = '''
 import pypto.language as pl

@@ -101,7 +101,8 @@ class SliceBound(Upgrade):
             shape = argument(call, 1, "shape")
             if not isinstance(shape, (cst.List, cst.Tuple)):
                 continue
-            runtime = [(i, e.value) for i, e in enumerate(shape.elements) if self._runtime(e.value, site)]
+            local = runtime_names(site.function)
+            runtime = [(i, e.value) for i, e in enumerate(shape.elements) if self._runtime(e.value, site, local)]
             if not runtime:
                 continue
             how = self._bounded(site, call, base, shape, runtime)
@@ -123,15 +124,17 @@ class SliceBound(Upgrade):
             if not isinstance(shape, (cst.List, cst.Tuple)):
                 continue
             local = runtime_names(site.function)
-            runtime = [(i, e.value) for i, e in enumerate(shape.elements) if self._runtime(e.value, site)
-                       and any(isinstance(n, cst.Name) and n.value in local for n in walk(e.value))]
+            runtime = [(i, e.value) for i, e in enumerate(shape.elements) if self._runtime(e.value, site, local)]
             if runtime:
                 i, element = runtime[0]
                 self.flag(site, self.params.get("reshape_message", "").format(op=op, index=i, element=self.text(element)))
 
-    def _runtime(self, element, site: Site) -> bool:
+    def _runtime(self, element, site: Site, local: set[str]) -> bool:
+        """A scalar the kernel binds at run time: a builder's parameter, a module constant or an
+        imported size is a Python number when the program is built (`model.extents.runtime_names`)."""
         t = self.info.type_of(element, site.env)
-        return t.kind == SCALAR and t.dtype != "const"
+        return t.kind == SCALAR and t.dtype != "const" and any(
+            isinstance(n, cst.Name) and n.value in local for n in walk(element))
 
     def _scan_valid(self, site: Site) -> None:
         """A kernel's load or slice already at its bound, the runtime extent in its valid shape (as
