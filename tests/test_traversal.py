@@ -125,3 +125,29 @@ def test_a_printed_tree_answers_as_a_code_generation_asked_in_advance(name, modu
     assert printed.code == text == module.code
     assert printed.starts(nodes) == found
     assert printed.texts(alone) == texts
+
+
+def test_binders_are_every_statement_that_binds_a_name_however_deep():
+    import libcst as cst
+
+    from codemods.model.extents import binders, runtime_names
+    from codemods.syntax.nodes import code
+    from codemods.syntax.traversal import walk
+
+    module = cst.parse_module(
+        "def k(n: pl.Scalar[pl.INDEX], m: int):\n"
+        "    a = 1\n"
+        "    if a: b = 2; c += 1\n"
+        "    for i in pl.range(n):\n"
+        "        with pl.at():\n"
+        "            d: int = f(lambda e: e)\n"
+        "    def inner():\n"
+        "        x[j] = 0\n"
+        "    return [y for y in z]\n"
+    )
+    function = module.body[0]
+    found = binders(function)
+    # the statements a full walk of the function finds, no more (comprehension and lambda names bind nothing here)
+    expected = [n for n in walk(function) if isinstance(n, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For))]
+    assert sorted(map(code, found)) == sorted(map(code, expected)) and len(found) == 6
+    assert runtime_names(function) == {"n", "a", "b", "c", "i", "d", "x", "j"}

@@ -14,8 +14,9 @@ from typing import Callable
 
 import libcst as cst
 
+from ..syntax.memo import cached
 from ..syntax.nodes import code
-from ..syntax.traversal import walk
+from ..syntax.traversal import own_and_nested, walk
 
 
 def constant_bound(element: cst.BaseExpression, function: cst.CSTNode,
@@ -26,7 +27,7 @@ def constant_bound(element: cst.BaseExpression, function: cst.CSTNode,
     or annotated assignment binds the name, or any assignment is something else."""
     if isinstance(element, cst.Name):
         values = []
-        for node in walk(function):
+        for node in binders(function):
             if isinstance(node, (cst.For, cst.AugAssign, cst.AnnAssign)) and element.value in {
                     n.value for n in walk(node.target) if isinstance(n, cst.Name)}:
                 return None
@@ -51,8 +52,35 @@ def runtime_names(function: cst.FunctionDef) -> set[str]:
     known here."""
     names = {p.name.value for p in function.params.params
              if p.annotation is not None and "Scalar" in code(p.annotation.annotation)}
-    for node in walk(function.body):
-        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else \
-            [node.target] if isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For)) else []
+    for node in binders(function.body):
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         names.update(n.value for t in targets for n in walk(t) if isinstance(n, cst.Name))
     return names
+
+
+_BINDING = (cst.Assign, cst.AnnAssign, cst.AugAssign)
+
+
+def binders(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The assignments (plain, annotated, augmented) and `for` loops anywhere in `node`: the
+    statements that bind a name. Found by walking statements only (expressions hold none), once
+    per node and file: the planner asks it of each kernel function, and of each name it bounds."""
+    return cached("binders", node, _binders)
+
+
+def _binders(node: cst.CSTNode) -> list[cst.CSTNode]:
+    found: list[cst.CSTNode] = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if type(n) is cst.SimpleStatementLine:
+            found.extend(small for small in n.body if type(small) in _BINDING)
+            continue
+        if type(n) is cst.For:
+            found.append(n)
+        own, nested = own_and_nested(n)
+        for suite in own:  # `if c: x = 1`: small statements on the header's line
+            if type(suite) is cst.SimpleStatementSuite:
+                found.extend(small for small in suite.body if type(small) in _BINDING)
+        stack.extend(nested)
+    return found
