@@ -358,6 +358,13 @@ def _call(call: cst.Call, env, info: Module) -> Val:
             m = a.shape[1] if flags["a_trans"] == "True" else a.shape[0]
             n = b.shape[0] if flags["b_trans"] == "True" else b.shape[1]
             return Val(a.kind, (m, n), dtype)
+        if a.kind == b.kind and a.kind in (TENSOR, TILE) and a.shape and b.shape and sorted(
+                (len(a.shape), len(b.shape))) == [2, 3] and "True" not in (
+                self_text(_arg(call, 99, "a_trans")), self_text(_arg(call, 99, "b_trans"))):
+            # A batched product: a rank-3 operand's leading axis is the batch (e2d0f78ae types
+            # `[M, K] @ [1, K, N]` as [1, M, N]), as where a scalar-indexed weight kept its axis.
+            batch = (a.shape if len(a.shape) == 3 else b.shape)[0]
+            return Val(a.kind, (batch, a.shape[-2], b.shape[-1]), dtype)
         return Val(a.kind, None, dtype) if a.kind in (TENSOR, TILE) else UNKNOWN_VAL
     if name == "dim":
         return scalar("INDEX")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ...model.values import SCALAR, TENSOR, TILE
-from .upgrade_base import Upgrade, after_2026_03
+from .upgrade_base import Upgrade, after_2026_03, argument
 from .upgrade_infer import Site, infer, is_int
 
 SPACE = cst.SimpleWhitespace(" ")
@@ -33,8 +33,10 @@ class SubscriptKeepRank(Upgrade):
     def scan(self, site: Site) -> None:
         if self.numpy:
             return
+        # A window reshaped at once means the same elements whichever rank it has: no edit.
+        reshaped = {id(argument(call, 0, "input") or argument(call, 0, "tensor")) for call, _ in self.calls(site, "reshape")}
         for node in site.own:
-            if not isinstance(node, cst.Subscript) or len(node.slice) < 2:
+            if not isinstance(node, cst.Subscript) or len(node.slice) < 2 or id(node) in reshaped:
                 continue
             items = [e.slice for e in node.slice]
             if not any(isinstance(i, cst.Slice) for i in items) or not any(isinstance(i, cst.Index) for i in items):
