@@ -190,3 +190,43 @@ def _reaching(sites: list[Site], site: Site, name: str):
             return None  # bound in a block the write is not in
         return small.value, before.parents
     return None
+
+
+def constant_window(site: Site, info, target: cst.Subscript) -> tuple[tuple[int, int], ...] | None:
+    """`[lo, hi)` per axis of a subscript write whose bounds are all constants, not under an `if`
+    or `while`; None otherwise."""
+    whole = site.env.get(target.value.value) if isinstance(target.value, cst.Name) else None
+    if whole is None or whole.shape is None or len(target.slice) != len(whole.shape) \
+            or any(isinstance(p, (cst.If, cst.While, cst.Else)) for p in site.parents):
+        return None
+    window = []
+    for element, extent in zip(target.slice, whole.shape):
+        item = element.slice
+        size = number(extent, info, site.function)
+        if not isinstance(item, cst.Slice) or item.step is not None or size is None:
+            return None
+        lo = number(code(item.lower), info, site.function) if item.lower is not None else 0
+        hi = number(code(item.upper), info, site.function) if item.upper is not None else size
+        if lo is None or hi is None:
+            return None
+        window.append((lo, hi, size))
+    return tuple(window)
+
+
+def windows_cover(windows: list[tuple[tuple[int, int, int], ...]]) -> bool:
+    """Do these constant windows together write every element? Where all but one axis are whole in
+    each window, that axis's intervals must join into [0, size) (two halves of the columns)."""
+    if not windows:
+        return False
+    rank = len(windows[0])
+    for axis in range(rank):
+        if not all(len(w) == rank and all(w[a][:2] == (0, w[a][2]) for a in range(rank) if a != axis) for w in windows):
+            continue
+        reach = 0
+        for lo, hi, _ in sorted(w[axis] for w in windows):
+            if lo > reach:
+                break
+            reach = max(reach, hi)
+        if reach >= windows[0][axis][2]:
+            return True
+    return False

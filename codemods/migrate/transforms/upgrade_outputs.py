@@ -10,7 +10,7 @@ import libcst as cst
 
 from ...syntax.traversal import content, walk
 from .upgrade_base import Upgrade, argument, decorated_as, keyword, positional
-from .upgrade_cover import covers, covers_subscript
+from .upgrade_cover import constant_window, covers, covers_subscript, windows_cover
 from .upgrade_infer import Site
 
 WRITES = {"store": (2, "output_tensor"), "assemble": (0, "target"), "write": (0, "dst"), "store_scalar": (0, "tensor"),
@@ -67,6 +67,7 @@ class OutParams(Upgrade):
         read: set[str] = set()  # read before a whole write has surely happened (in order of execution)
         done: dict[str, cst.CSTNode] = {}  # param -> the top-level statement after which it is written whole
         rebinds = []
+        parts: dict[str, list] = {}  # param -> the constant windows written in part so far, surely run
         order = {id(site.statement): i for i, site in enumerate(sites)}  # the walk's order is the text's
         for site in sites:
             destinations = set()
@@ -97,11 +98,23 @@ class OutParams(Upgrade):
                                     isinstance(n, cst.Name) and n.value == target.value and id(n) in written_here for n in site.own) \
                                     and not self._handed_back(small.value, target.value):
                                 rebinds.append((site, target.value))
+                        elif isinstance(target, (cst.Tuple, cst.List)):
+                            # `w, i = self.route(x, w, i)`: names bound, not read
+                            targets.update(id(e.value) for e in target.elements if isinstance(e.value, cst.Name))
                         elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
                             written.add(target.value.value)
                             if covers_subscript(site, self.info, target, sites):
                                 covered.add(target.value.value)
                                 whole_here.add(target.value.value)
+                            else:
+                                window = constant_window(site, self.info, target)
+                                if window is not None:
+                                    parts.setdefault(target.value.value, []).append(window)
+                                    if windows_cover(parts[target.value.value]):
+                                        # the parts written so far make the whole: a read after this
+                                        # statement reads what the function wrote
+                                        covered.add(target.value.value)
+                                        done.setdefault(target.value.value, site.statement)
                             targets.add(id(target.value))
             for node in site.own:
                 if isinstance(node, cst.Name) and node.value in plain | declared_out and id(node) not in destinations | targets \
