@@ -158,3 +158,26 @@ class Example:
     out = migrate(code, STEP, load_api(), KNOWN).output
     assert "pl.matmul(pl.slice(x, [4, 512 // 2], [0, 0]), pl.slice(w, [512 // 2, 128], [0, 0]), out_dtype=pl.FP32)" in out
     assert "pl.cast(acc_k, target_type=pl.BF16))" in out
+
+
+SUBSCRIPT_RIGHT = '''
+import pypto.language as pl
+
+
+@pl.program
+class Example:
+    @pl.function(type=pl.FunctionType.Opaque)
+    def k(self, x: pl.Tensor[[{m}, 512], pl.BF16], w: pl.Tensor[[512, 128], pl.BF16], out: pl.Out[pl.Tensor[[{m}, 128], pl.FP32]]) -> pl.Tensor[[{m}, 128], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            out[:, :] = pl.matmul(x, w[0:512, 0:128], out_dtype=pl.FP32)
+        return out
+'''
+
+
+def test_a_thin_matmul_whose_right_operand_is_not_split_by_hand_is_flagged():
+    # e2d0f78ae: "Right buffer usage (131072 bytes) exceeds platform limit (65536 bytes)", with no line
+    # of the user's: the marker stands at the matmul. From 16 rows the compiler tiles K itself.
+    out = migrate(SUBSCRIPT_RIGHT.format(m=4), STEP, load_api(), KNOWN).output
+    assert "review PTO177: a matmul of 4 rows: its right operand `w[0:512, 0:128]` (131072 bytes) overflows L0B" in out
+    text = SUBSCRIPT_RIGHT.format(m=16)
+    assert migrate(text, STEP, load_api(), KNOWN).output == text

@@ -57,7 +57,9 @@ def with_markers(statement, flags) -> cst.CSTNode:
         if rule.id in present:
             continue
         present.add(rule.id)
-        lines.append(cst.EmptyLine(comment=cst.Comment(f"# pypto-migrate: review {rule.id}: {message}")))
+        # a message quoting code spread over lines (an operand written over five) stays one comment line
+        one_line = " ".join(message.split())
+        lines.append(cst.EmptyLine(comment=cst.Comment(f"# pypto-migrate: review {rule.id}: {one_line}")))
     if len(lines) == len(statement.leading_lines):
         return statement  # every rule already has its marker here
     return statement.with_changes(leading_lines=lines)

@@ -43,6 +43,7 @@ class Plan:
     splits: int
     dtype: str = "FP32"
     read_at: cst.CSTNode | None = None  # the statement that read the right operand whole, by name
+    trans: bool = False  # `b_trans=True`: the right operand is [N, K], its K the second axis
 
 
 def plan(up: Upgrade, call: cst.Call, site: Site, tile: bool) -> Plan | None:
@@ -51,15 +52,19 @@ def plan(up: Upgrade, call: cst.Call, site: Site, tile: bool) -> Plan | None:
     fp32 = keyword(call, "out_dtype")
     if fp32 is not None and (tile or code(fp32.value).rpartition(".")[2] != "FP32"):
         return None
-    if len(args) != 2 or any(a.keyword is not None and a is not fp32 for a in call.args):
-        return None  # transposes, other output dtypes: not split by hand here
+    # A weight kept [N, K] and read with `b_trans=True` (the May library's way) splits along its columns.
+    trans = keyword(call, "b_trans")
+    if trans is not None and (tile or code(trans.value) != "True"):
+        return None
+    if len(args) != 2 or any(a.keyword is not None and a is not fp32 and a is not trans for a in call.args):
+        return None  # a transposed left operand, other output dtypes: not split by hand here
     lhs, rhs = args[0].value, args[1].value
     if tile:
         lhs, rhs = _moved(up, lhs, "Left"), _moved(up, rhs, "Right")
         if lhs is None or rhs is None:
             return None
-    elif not (in_kernel(site, up.info) and isinstance(lhs, cst.Name)):
-        return None
+    elif not in_kernel(site, up.info):
+        return None  # (a left operand that is an expression, `pl.cast(x, ...)`, is bound to a name first)
     if not isinstance(rhs, cst.Name) and not (tile and _reshaped_load(up, rhs)):
         return None
     a, b = up.info.type_of(lhs, site.env), up.info.type_of(rhs, site.env)
@@ -67,22 +72,24 @@ def plan(up: Upgrade, call: cst.Call, site: Site, tile: bool) -> Plan | None:
         return None
     if not tile and (a.kind != TENSOR or b.kind != TENSOR):
         return None
-    m, k, k2, n = (number(d, up.info, site.function) for d in (*a.shape, *b.shape))
+    b_k, b_n = (b.shape[1], b.shape[0]) if trans is not None else (b.shape[0], b.shape[1])
+    m, k, k2, n = (number(d, up.info, site.function) for d in (*a.shape, b_k, b_n))
     size = up.api.dtype_bytes.get(b.dtype)
     limits = up.api.memory_limits
     if None in (m, k, k2, n, size) or k != k2 or m >= MIN_L0_DIM or "Right" not in limits or k * n * size <= limits["Right"]:
         return None
     splits = next((s for s in (2, 4, 8, 16, 32) if k % s == 0 and k // s >= 16 and (k // s) * n * size <= limits["Right"]
                    and m * (k // s) * size <= limits.get("Left", 1 << 62)), None)
-    read = _read(up, rhs, site, tile, a.shape[1], b.shape[1]) if isinstance(rhs, cst.Name) else _reshaped(up, rhs, site, b.shape)
+    read = _read(up, rhs, site, tile, a.shape[1], b_n, trans is not None) if isinstance(rhs, cst.Name) \
+        else _reshaped(up, rhs, site, b.shape)
     if splits is None or read is None:
         return None
     if tile and not isinstance(lhs, cst.Name) and not _mat(up, lhs):
         return None
     if tile and isinstance(lhs, cst.Name) and not _mat_name(up, lhs, site):
         return None
-    return Plan(tile, code(lhs), isinstance(lhs, cst.Name), *read[:5], a.shape[0], a.shape[1], b.shape[1], splits,
-                "FP32" if fp32 is not None else a.dtype, read[5])
+    return Plan(tile, code(lhs), isinstance(lhs, cst.Name), *read[:5], a.shape[0], a.shape[1], b_n, splits,
+                "FP32" if fp32 is not None else a.dtype, read[5], trans is not None)
 
 
 def apply(up: Upgrade, call: cst.Call, site: Site, p: Plan) -> None:
@@ -111,10 +118,11 @@ def apply(up: Upgrade, call: cst.Call, site: Site, p: Plan) -> None:
             right = f"pl.slice({p.source}, [{', '.join(shape)}], [{', '.join(offsets)}])"
         return f"{left}, {right}"
 
-    first = f"pl.matmul({operands('')})" if p.tile else f"pl.matmul({operands('')}, out_dtype=pl.FP32)"
+    flag = ", b_trans=True" if p.trans else ""
+    first = f"pl.matmul({operands('')})" if p.tile else f"pl.matmul({operands('')}{flag}, out_dtype=pl.FP32)"
     lines += [f"{acc} = {first}",
               f"for {kk} in pl.range(1, {p.splits}):",
-              f"    {acc} = pl.matmul_acc({acc}, {operands(kk)})"]
+              f"    {acc} = pl.matmul_acc({acc}, {operands(kk)}{flag})"]
     up.before(site, up.pl("\n".join(lines)))
     if p.read_at is not None and _read_only_here(p.read_at, site):
         # the chunks are read from the tensor: the whole read is dead, and would hold Mat for nothing
@@ -157,10 +165,11 @@ def _mat_name(up: Upgrade, name: cst.Name, site: Site) -> bool:
     return bool(values) and all(_mat(up, v) for v in values)
 
 
-def _read(up: Upgrade, rhs: cst.Name, site: Site, tile: bool, k: str, n: str):
+def _read(up: Upgrade, rhs: cst.Name, site: Site, tile: bool, k: str, n: str, trans: bool = False):
     """(tensor, row, col) the right operand was read from: its one definition in the block before the
-    matmul, `pl.load(t, [r, c], [K, N], Mat)` or `pl.slice(t, [K, N], [r, c])`, with nothing
-    it names rebound in between."""
+    matmul, `pl.load(t, [r, c], [K, N], Mat)` or `pl.slice(t, [K, N], [r, c])` (`[N, K]` where the
+    matmul transposes it), with nothing it names rebound in between."""
+    k_axis = 1 if trans else 0
     parent = site.parents[-1] if site.parents else site.function
     body = statements(parent)
     at = next((i for i, s in enumerate(body) if s is site.statement), None)
@@ -189,7 +198,8 @@ def _read(up: Upgrade, rhs: cst.Name, site: Site, tile: bool, k: str, n: str):
         if not (isinstance(offsets, (cst.List, cst.Tuple)) and isinstance(shape, (cst.List, cst.Tuple))
                 and len(offsets.elements) == 2 and len(shape.elements) == 2 and isinstance(source, cst.Name)):
             return None
-        if code(shape.elements[0].value) != k and number(f"({code(shape.elements[0].value)}) - ({k})", up.info, site.function) != 0:
+        read_k = code(shape.elements[k_axis].value)
+        if read_k != k and number(f"({read_k}) - ({k})", up.info, site.function) != 0:
             return None
         if up.info.type_of(source, site.env).kind != TENSOR or keyword(value, "valid_shape") is not None:
             return None
@@ -199,7 +209,7 @@ def _read(up: Upgrade, rhs: cst.Name, site: Site, tile: bool, k: str, n: str):
                        if isinstance(x, cst.Name)}
             if not isinstance(between, cst.SimpleStatementLine) or rebound & used:
                 return None
-        return code(source), codes(offsets), (k, n), 0, False, s
+        return code(source), codes(offsets), (n, k) if trans else (k, n), k_axis, False, s
     return None
 
 
@@ -242,3 +252,26 @@ class TensorKSplit(Upgrade):
             split = plan(self, call, site, tile=False)
             if split is not None:
                 apply(self, call, site, split)
+            elif in_kernel(site, self.info):
+                over = _right_overflow(self, call, site)
+                if over is not None:
+                    self.flag(site, self.params.get("message", "").format(**over))
+
+
+def _right_overflow(up: Upgrade, call: cst.Call, site: Site) -> dict | None:
+    """A matmul of fewer than 16 rows whose right operand alone overflows L0B, in a form `plan` does
+    not split (a subscript operand, a transposed left one): what the marker says, or None."""
+    args = positional(call)
+    if len(args) != 2:
+        return None
+    a, b = (up.info.type_of(x.value, site.env) for x in args)
+    if not (a.kind == b.kind == TENSOR and a.shape and b.shape and len(a.shape) == len(b.shape) == 2):
+        return None  # tile operands moved into Left/Right by hand are tiled along K by the compiler (DeepSeek's pass)
+    trans = {k: code(kw.value) == "True" for k in ("a_trans", "b_trans") if (kw := keyword(call, k)) is not None}
+    m = number(a.shape[1] if trans.get("a_trans") else a.shape[0], up.info, site.function)
+    right = [number(d, up.info, site.function) for d in b.shape]
+    size, limit = up.api.dtype_bytes.get(b.dtype), up.api.memory_limits.get("Right")
+    if m is None or None in right or size is None or limit is None or m >= MIN_L0_DIM:
+        return None
+    used = right[0] * right[1] * size
+    return {"m": m, "used": used, "limit": limit, "operand": code(args[1].value)} if used > limit else None
