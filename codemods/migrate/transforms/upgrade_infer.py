@@ -352,7 +352,11 @@ def _call(call: cst.Call, env, info: Module) -> Val:
         a = _type(lhs, env, info) if lhs is not None else UNKNOWN_VAL
         b = _type(rhs, env, info) if rhs is not None else UNKNOWN_VAL
         out = _arg(call, 99, "out_dtype")
-        dtype = attr_name(out) if out is not None else "FP32"  # the cube accumulates in FP32
+        # A tile product is the cube's FP32 accumulator; a tensor product of two operands of one dtype
+        # is of that dtype (measured at c39fe714a and e2d0f78ae: casting a BF16 one to BF16 is refused)
+        # (matmul_acc keeps its accumulator's dtype)
+        same = name == "matmul" and a.kind == b.kind == TENSOR and a.dtype is not None and a.dtype == b.dtype
+        dtype = attr_name(out) if out is not None else a.dtype if same else "FP32"
         if a.kind == b.kind and a.kind in (TENSOR, TILE) and a.shape and b.shape and len(a.shape) == len(b.shape) == 2:
             flags = {k: self_text(_arg(call, 99, k)) for k in ("a_trans", "b_trans")}
             m = a.shape[1] if flags["a_trans"] == "True" else a.shape[0]
@@ -372,10 +376,18 @@ def _call(call: cst.Call, env, info: Module) -> Val:
         return base  # c39: typed like its operand
     if name in ELEMENTWISE and base.kind in (TENSOR, TILE):
         other = _arg(call, 1, "rhs")
-        if name in SCALAR_PROMOTING and isinstance(other, cst.Float) and base.kind == TENSOR:
+        if name in SCALAR_PROMOTING and base.kind == TENSOR and other is not None and (
+                isinstance(other, cst.Float) or isinstance(evaluate(code(other), info.constants), float)):
             # measured at e2d0f78ae: a tensor op takes a float literal as an FP32 scalar and promotes
-            # (a BF16 tensor times 0.0 is FP32); the tile op keeps the tile's dtype
+            # (a BF16 tensor times 0.0 is FP32), as it does a module's float constant (`ATTN_SCALE`,
+            # a Python float when the program is built); the tile op keeps the tile's dtype
             return base.but(dtype=promote(base.dtype, "FP32"))
+        if base.kind == TENSOR and other is not None and base.dtype is not None:
+            # two tensors of two dtypes: the wider (measured at e2d0f78ae: a BF16 tensor's
+            # col_expand_mul by an FP32 row is not BF16, a cast of it to BF16 is accepted)
+            second = _type(other, env, info)
+            if second.kind == TENSOR and second.dtype is not None and second.dtype != base.dtype:
+                return base.but(dtype=promote(base.dtype, second.dtype))
         return base
     return UNKNOWN_VAL
 
