@@ -338,7 +338,13 @@ def _call(call: cst.Call, env, info: Module) -> Val:
         return _type(target, env, info) if target is not None else UNKNOWN_VAL
     if name in ("slice", "view"):
         shape = _arg(call, 1, "shape")
-        return Val(base.kind, codes(shape) if shape is not None else None, base.dtype)
+        dims = codes(shape) if shape is not None else None
+        dropped = _arg(call, 99, "drop_dims")
+        if dims is not None and dropped is not None:
+            # 2026-08's rank reduction (PTO175 writes it): the listed axes, each of extent 1, go
+            axes = {number(a, info) for a in codes(dropped) or ()}
+            dims = None if None in axes else tuple(d for i, d in enumerate(dims) if i not in axes)
+        return Val(base.kind, dims, base.dtype)
     if name == "reshape" and base.kind in (TENSOR, TILE):
         # the same elements under a new shape: kind, dtype and memory space are the input's
         shape = _arg(call, 1, "shape")

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ...model.extents import binders
 from ...model.kernels import evaluate
 from ...model.values import SCALAR, TENSOR, TILE, Val
 from ...syntax.nodes import code
-from .upgrade_base import Upgrade, binding, kernel_scope
-from .upgrade_infer import number
+from .upgrade_base import Upgrade, argument, binding, keyword, kernel_scope
+from .upgrade_infer import ELEMENTWISE, number
 
 
 class RebindNewType(Upgrade):
@@ -41,7 +42,7 @@ class RebindNewType(Upgrade):
             earlier = bound.setdefault(name, [])
             earlier.append(site)
             new = self._type(value, site)
-            key = _key(new)
+            key = _key(new, self._view(value, site))
             if key is None:
                 continue
             if name not in first:
@@ -84,6 +85,45 @@ class RebindNewType(Upgrade):
             return val
         return val.but(dtype="INDEX" if isinstance(folded, int) else "FP32")
 
+    def _view(self, value, site) -> bool | None:
+        """Whether a Tensor value carries a valid region in its type (a TensorView: e2d0f78ae refuses
+        `x = pl.cast(pl.slice(t, s, o, valid_shape=v), ...)` then `x = pl.slice(buf, s, o)`, "Cannot
+        reassign 'x' with a different type ... TensorView(valid_shape=...)"); None where not known.
+        A slice of a parameter, or of a tensor only created and assembled into, has none at 2026-08
+        (PTO114 drops create_tensor's valid_shape)."""
+        while isinstance(value, cst.Call):
+            op = (self.info.op(value) or "").rpartition(".")[2]
+            if op in ("slice", "view"):
+                valid = keyword(value, "valid_shape")
+                if valid is not None:
+                    # a valid region as large as the shape is no view (measured: that re-binding is accepted)
+                    return not self._same_dims(valid.value, argument(value, 1, "shape"), site)
+                return False if self._plain_tensor(argument(value, 0, "tensor"), site) else None
+            if op != "cast" and op not in ELEMENTWISE or not value.args:
+                return None
+            value = value.args[0].value
+        return None
+
+    def _same_dims(self, a, b, site) -> bool:
+        if not (isinstance(a, (cst.List, cst.Tuple)) and isinstance(b, (cst.List, cst.Tuple))) or len(a.elements) != len(b.elements):
+            return False
+        for x, y in zip(a.elements, b.elements):
+            m, n = number(code(x.value), self.info, site.function), number(code(y.value), self.info, site.function)
+            if code(x.value) != code(y.value) and (m is None or m != n):
+                return False
+        return True
+
+    def _plain_tensor(self, node, site) -> bool:
+        if not isinstance(node, cst.Name):
+            return False
+        if any(p.name.value == node.value for p in site.function.params.params):
+            return not any(isinstance(b, cst.Assign) and _binds(b, node.value) for b in binders(site.function))
+        values = [b.value for b in binders(site.function) if isinstance(b, cst.Assign) and _binds(b, node.value)]
+        made = [v for v in values if (self.info.op(v) or "").rpartition(".")[2] == "create_tensor"]
+        grown = [v for v in values if (self.info.op(v) or "").rpartition(".")[2] == "assemble"
+                 and isinstance(argument(v, 0, "target"), cst.Name) and argument(v, 0, "target").value == node.value]
+        return bool(made) and len(made) + len(grown) == len(values)
+
     def _jit_accepts(self, earlier, site) -> bool:
         """Does the @pl.jit frontend of e2d0f78ae take this re-binding as a new version of the name?
         Measured: yes when every earlier binding is in the same block (at function level, in a
@@ -114,6 +154,8 @@ class RebindNewType(Upgrade):
             return True
         if None not in (a[3], b[3]) and a[3] != b[3]:
             return True
+        if None not in (a[4], b[4]) and a[4] != b[4]:
+            return True
         for x, y in zip(a[1], b[1]):
             m, n = number(x, self.info, self._func), number(y, self.info, self._func)
             if m is not None and n is not None and m != n:
@@ -140,7 +182,7 @@ class RebindNewType(Upgrade):
             if bound == name and site.parents == here.parents:
                 return found  # re-bound in the same block: later uses are that binding's
             if bound == name:  # re-bound deeper (a loop, a branch): ours only if it keeps our type
-                other = _key(self._type(value, site))
+                other = _key(self._type(value, site), self._view(value, site))
                 if other is None or self._differs(other, key):
                     return None
                 self._renamed_targets.add(j)
@@ -155,21 +197,25 @@ class RebindNewType(Upgrade):
         return found
 
 
-def _key(val):
+def _key(val, view: bool | None = None):
     """What the compiler compares on a re-binding: a Tile's or Tensor's kind, shape, dtype and
     (for a [1, 1] tile) layout, a Scalar's dtype (INDEX and INT32 are two types to it; an int
     the parser folds is INDEX, see `RebindNewType._type`); None where the inference does not know."""
     if val.dtype is None:
         return None
     if val.kind == SCALAR:
-        return (SCALAR, (), val.dtype, None)
+        return (SCALAR, (), val.dtype, None, None)
     if val.kind in (TENSOR, TILE) and val.shape is not None:
-        return (val.kind, val.shape, val.dtype, val.layout)
+        return (val.kind, val.shape, val.dtype, val.layout, view if val.kind == TENSOR else None)
     return None
 
 
 def _only_layout(a, b) -> bool:
-    return a[:3] == b[:3] and None not in (a[3], b[3]) and a[3] != b[3]
+    return a[:3] == b[:3] and a[4] == b[4] and None not in (a[3], b[3]) and a[3] != b[3]
+
+
+def _binds(statement: cst.Assign, name: str) -> bool:
+    return any(isinstance(t.target, cst.Name) and t.target.value == name for t in statement.targets)
 
 
 def _bound_before(sites, k: int, name: str, loop) -> bool:
