@@ -13,6 +13,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ...model.values import SCALAR, TENSOR, TILE
+from ...syntax.traversal import walk
 from .upgrade_base import Upgrade, after_2026_03, argument
 from .upgrade_infer import Site, infer, is_int
 
@@ -27,7 +28,7 @@ class SubscriptKeepRank(Upgrade):
     def begin(self, ctx) -> None:
         self.numpy = None
         info = infer(ctx.module, ctx.ops)
-        self.numpy = any(_numpy_evidence(site, info) for site in info.sites)
+        self.numpy = _swimlane(ctx) or any(_numpy_evidence(site, info) for site in info.sites)
         super().begin(ctx)
 
     def scan(self, site: Site) -> None:
@@ -94,6 +95,19 @@ class SubscriptKeepRank(Upgrade):
             shape.append(upper if lower == "0" else str(n) if n is not None else f"{upper} - ({lower})")
             offsets.append(lower)
         return self.expr(f"pl.slice({self.text(node.value)}, [{', '.join(shape)}], [{', '.join(offsets)}])")
+
+
+# RunConfig's `enable_l2_swimlane` arrived in pypto #1358 (2026-05-13), `enable_chip_swimlane` in #2400:
+# pypto-lib took the first up on 2026-05-14, the day #1343 changed subscripts, and spelled its old
+# subscripts out by hand the day after. A file that names either was written for numpy's subscripts.
+SWIMLANE = ("enable_l2_swimlane", "enable_chip_swimlane")
+
+
+def _swimlane(ctx) -> bool:
+    if ctx.text is not None and not any(word in ctx.text for word in SWIMLANE):
+        return False  # the words are not in the file: no walk
+    return any(isinstance(n, cst.Arg) and n.keyword is not None and n.keyword.value in SWIMLANE
+               or isinstance(n, cst.Attribute) and n.attr.value in SWIMLANE for n in walk(ctx.module))
 
 
 def _numpy_evidence(site: Site, info) -> bool:
