@@ -161,6 +161,16 @@ class IndexOperand(Upgrade):
                                 "(pypto #2132): pl.cast it to the operand's dtype")
                 continue
             self.rewrite(args[1].value, lambda new, d=x.dtype: self.expr(f"pl.cast({self.text(new)}, pl.{d})"))
+        for call, op in self.calls(site, "arange"):
+            # `pl.tile.arange(v0, [1, N], dtype=pl.INT32)` with v0 an index: "tile.ci requires 'start' dtype
+            # (index) to match destination dtype (int32)" (measured at e2d0f78ae)
+            start, dtype = argument(call, 0, "start"), keyword(call, "dtype")
+            if start is None or dtype is None:
+                continue
+            s = self.info.type_of(start, site.env)
+            if s.kind == SCALAR and s.dtype == "INDEX":
+                d = self.text(dtype.value).rpartition(".")[2]
+                self.rewrite(start, lambda new, d=d: self.expr(f"pl.cast({self.text(new)}, pl.{d})"))
 
 
 class SelScratch(_Scratch):
