@@ -31,8 +31,7 @@ def constant_bound(element: cst.BaseExpression, function: cst.CSTNode,
             if isinstance(node, (cst.For, cst.AugAssign, cst.AnnAssign)) and element.value in {
                     n.value for n in walk(node.target) if isinstance(n, cst.Name)}:
                 return None
-            if isinstance(node, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == element.value
-                                                    for t in node.targets):
+            if isinstance(node, cst.Assign) and binds(node, element.value):
                 values.append(node.value)
         bounds = [constant_bound(v, function, op_of, number_of) for v in values if not isinstance(v, cst.Name)]
         if not bounds or None in bounds or len({code(b) for b in bounds}) != 1 or len(bounds) != len(values):
@@ -45,17 +44,31 @@ def constant_bound(element: cst.BaseExpression, function: cst.CSTNode,
     return None
 
 
-def runtime_names(function: cst.FunctionDef) -> set[str]:
+def runtime_names(function: cst.FunctionDef) -> frozenset[str]:
     """The names a kernel function binds at run time: its scalar parameters (`pl.Scalar[...]`),
     assignment and loop targets. A builder's parameter, a module constant or an imported size is a
     Python number when the program is built, never a runtime extent, whether or not its value is
     known here."""
+    return cached("runtime-names", function, _runtime_names)
+
+
+def _runtime_names(function: cst.FunctionDef) -> frozenset[str]:
     names = {p.name.value for p in function.params.params
              if p.annotation is not None and "Scalar" in code(p.annotation.annotation)}
     for node in binders(function.body):
         targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         names.update(n.value for t in targets for n in walk(t) if isinstance(n, cst.Name))
-    return names
+    return frozenset(names)
+
+
+def binds(statement: cst.Assign, name: str) -> bool:
+    """Does the assignment bind `name` itself (a target that is the plain name)?"""
+    return any(isinstance(t.target, cst.Name) and t.target.value == name for t in statement.targets)
+
+
+def assignments(function: cst.CSTNode, name: str) -> list[cst.Assign]:
+    """The plain assignments to `name` anywhere in `function`."""
+    return [b for b in binders(function) if isinstance(b, cst.Assign) and binds(b, name)]
 
 
 _BINDING = (cst.Assign, cst.AnnAssign, cst.AugAssign)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from ...model.extents import assignments
 from ...model.values import TENSOR
 from ...syntax.nodes import code, codes, statements
 from ...syntax.traversal import walk
@@ -160,8 +161,7 @@ def _mat(up: Upgrade, node) -> bool:
 
 
 def _mat_name(up: Upgrade, name: cst.Name, site: Site) -> bool:
-    values = [n.value for n in walk(site.function) if isinstance(n, cst.Assign)
-              and any(isinstance(t.target, cst.Name) and t.target.value == name.value for t in n.targets)]
+    values = [a.value for a in assignments(site.function, name.value)]
     return bool(values) and all(_mat(up, v) for v in values)
 
 

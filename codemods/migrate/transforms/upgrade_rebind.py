@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ...model.extents import binders
+from ...model.extents import assignments
 from ...model.kernels import evaluate
 from ...model.values import SCALAR, TENSOR, TILE, Val
 from ...syntax.nodes import code
@@ -116,9 +116,9 @@ class RebindNewType(Upgrade):
     def _plain_tensor(self, node, site) -> bool:
         if not isinstance(node, cst.Name):
             return False
+        values = [a.value for a in assignments(site.function, node.value)]
         if any(p.name.value == node.value for p in site.function.params.params):
-            return not any(isinstance(b, cst.Assign) and _binds(b, node.value) for b in binders(site.function))
-        values = [b.value for b in binders(site.function) if isinstance(b, cst.Assign) and _binds(b, node.value)]
+            return not values
         made = [v for v in values if (self.info.op(v) or "").rpartition(".")[2] == "create_tensor"]
         grown = [v for v in values if (self.info.op(v) or "").rpartition(".")[2] == "assemble"
                  and isinstance(argument(v, 0, "target"), cst.Name) and argument(v, 0, "target").value == node.value]
@@ -213,9 +213,6 @@ def _key(val, view: bool | None = None):
 def _only_layout(a, b) -> bool:
     return a[:3] == b[:3] and a[4] == b[4] and None not in (a[3], b[3]) and a[3] != b[3]
 
-
-def _binds(statement: cst.Assign, name: str) -> bool:
-    return any(isinstance(t.target, cst.Name) and t.target.value == name for t in statement.targets)
 
 
 def _bound_before(sites, k: int, name: str, loop) -> bool:

@@ -93,6 +93,7 @@ class SliceBound(Upgrade):
     def scan(self, site: Site) -> None:
         self._scan_valid(site)
         self._scan_reshape(site)
+        local = runtime_names(site.function)
         for call, op in self.calls(site, "slice"):
             base = self.info.type_of(argument(call, 0, "input") or argument(call, 0, "tile")
                                      or argument(call, 0, "tensor"), site.env) if call.args else None
@@ -101,7 +102,6 @@ class SliceBound(Upgrade):
             shape = argument(call, 1, "shape")
             if not isinstance(shape, (cst.List, cst.Tuple)):
                 continue
-            local = runtime_names(site.function)
             runtime = [(i, e.value) for i, e in enumerate(shape.elements) if self._runtime(e.value, site, local)]
             if not runtime:
                 continue
