@@ -177,6 +177,11 @@ def install(pl, m) -> None:
         pl.max = lambda a, b=None, keepdim=False, axis=None: _max_min(m, max, "max", a, b, axis, keepdim)
         pl.min = lambda a, b=None, keepdim=False, axis=None: _max_min(m, min, "min", a, b, axis, keepdim)
         pl.tile.sum = pl.sum
+    if not m.strict:
+        # The original of an upgrade is April or May code, which has fillpad (its meaning did not change
+        # on the way to 2026-08); c39's own profile keeps refusing what c39 did not have.
+        pl.PadValue = PadValue
+        pl.fillpad = pl.tile.fillpad = pl.tensor.fillpad = lambda x, pad_value="zero": _fillpad(m, x, pad_value)
 
 
 def _at(m, auto_incore, incore):
