@@ -44,8 +44,14 @@ class FloatCondition(Upgrade):
             return self._compares_floats(test.expression, site)
         if not isinstance(test, cst.Comparison):
             return False
-        operands = [test.left, *(c.comparator for c in test.comparisons)]
-        return any(_is_float(self.info.type_of(o, site.env)) for o in operands)
+        # Measured at e2d0f78ae, alone and nested: `<` and `>` on a float fail, `==`, `!=`, `<=` and `>=` pass
+        left = test.left
+        for c in test.comparisons:
+            if isinstance(c.operator, (cst.LessThan, cst.GreaterThan)) and any(
+                    _is_float(self.info.type_of(o, site.env)) for o in (left, c.comparator)):
+                return True
+            left = c.comparator
+        return False
 
 
 def _is_float(val) -> bool:

@@ -353,6 +353,8 @@ def _call(call: cst.Call, env, info: Module) -> Val:
         # a runtime operand makes the result a runtime value, whichever operand comes first
         others = [_type(a.value, env, info) for a in call.args[1:] if a.keyword is None]
         return next((t for t in others if t.kind == SCALAR and t.dtype != "const"), base) if base.dtype == "const" else base
+    if name == "matmul_acc" and family != "tile" and base.kind in (TENSOR, TILE) and base.shape and base.dtype:
+        return base  # the sum goes into the accumulator: its type is the accumulator's
     if name in ("matmul", "matmul_acc") and family != "tile":
         lhs, rhs = (_arg(call, 1, "lhs"), _arg(call, 2, "rhs")) if name == "matmul_acc" else (first, _arg(call, 1, "rhs"))
         a = _type(lhs, env, info) if lhs is not None else UNKNOWN_VAL
@@ -369,12 +371,14 @@ def _call(call: cst.Call, env, info: Module) -> Val:
             n = b.shape[0] if flags["b_trans"] == "True" else b.shape[1]
             return Val(a.kind, (m, n), dtype)
         if a.kind == b.kind and a.kind in (TENSOR, TILE) and a.shape and b.shape and sorted(
-                (len(a.shape), len(b.shape))) == [2, 3] and "True" not in (
-                self_text(_arg(call, 99, "a_trans")), self_text(_arg(call, 99, "b_trans"))):
+                (len(a.shape), len(b.shape))) == [2, 3]:
             # A batched product: a rank-3 operand's leading axis is the batch (e2d0f78ae types
             # `[M, K] @ [1, K, N]` as [1, M, N]), as where a scalar-indexed weight kept its axis.
+            flags = {k: self_text(_arg(call, 99, k)) == "True" for k in ("a_trans", "b_trans")}
             batch = (a.shape if len(a.shape) == 3 else b.shape)[0]
-            return Val(a.kind, (batch, a.shape[-2], b.shape[-1]), dtype)
+            m = a.shape[-1] if flags["a_trans"] else a.shape[-2]
+            n = b.shape[-2] if flags["b_trans"] else b.shape[-1]
+            return Val(a.kind, (batch, m, n), dtype)
         return Val(a.kind, None, dtype) if a.kind in (TENSOR, TILE) else UNKNOWN_VAL
     if name == "dim":
         return scalar("INDEX")

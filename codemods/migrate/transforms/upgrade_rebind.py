@@ -82,7 +82,8 @@ class RebindNewType(Upgrade):
             return val
         folded = evaluate(code(value), (self.info.local or {}).get(site.function, self.info.constants))
         if isinstance(folded, bool) or not isinstance(folded, (int, float)):
-            return val
+            # `n + 1` with n a runtime scalar: not a number the parser folds, and its dtype is not known
+            return val.but(dtype=None)
         return val.but(dtype="INDEX" if isinstance(folded, int) else "FP32")
 
     def _view(self, value, site) -> bool | None:
