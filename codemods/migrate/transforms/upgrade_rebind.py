@@ -100,7 +100,7 @@ class RebindNewType(Upgrade):
                     # a valid region as large as the shape is no view (measured: that re-binding is accepted)
                     return not self._same_dims(valid.value, argument(value, 1, "shape"), site)
                 return False if self._plain_tensor(argument(value, 0, "tensor"), site) else None
-            if op != "cast" and op not in ELEMENTWISE or not value.args:
+            if (op != "cast" and op not in ELEMENTWISE) or not value.args:
                 return None
             value = value.args[0].value
         return None

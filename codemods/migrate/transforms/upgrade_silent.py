@@ -106,8 +106,8 @@ SWIMLANE = ("enable_l2_swimlane", "enable_chip_swimlane")
 def _swimlane(ctx) -> bool:
     if ctx.text is not None and not any(word in ctx.text for word in SWIMLANE):
         return False  # the words are not in the file: no walk
-    return any(isinstance(n, cst.Arg) and n.keyword is not None and n.keyword.value in SWIMLANE
-               or isinstance(n, cst.Attribute) and n.attr.value in SWIMLANE for n in walk(ctx.module))
+    return any((isinstance(n, cst.Arg) and n.keyword is not None and n.keyword.value in SWIMLANE)
+               or (isinstance(n, cst.Attribute) and n.attr.value in SWIMLANE) for n in walk(ctx.module))
 
 
 def _numpy_evidence(site: Site, info) -> bool:
