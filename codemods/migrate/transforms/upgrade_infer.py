@@ -14,14 +14,14 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ...model.kernels import builder_constants, evaluate, function_type, module_alias, module_constants
+from ...model.kernels import builder_constants, evaluate, module_alias, module_constants
 from ...model.results import promote
 from ...model.values import SCALAR, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, Val
 from ...syntax.memo import cached
 from ...syntax.nodes import attr_name, code, codes, statements
 from ...syntax.traversal import own_and_nested
+from .upgrade_signatures import annotation_type, pl_functions, scalar
 
-PL_DECORATORS = ("function", "jit", "inline")
 INTS = ("INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64", "INDEX")
 ELEMENTWISE = {"add", "sub", "mul", "div", "maximum", "minimum", "exp", "neg", "recip", "rsqrt", "sqrt", "log",
                "abs", "relu", "adds", "subs", "muls", "divs", "maxs", "mins", "row_expand_mul", "row_expand_div",
@@ -32,10 +32,6 @@ ELEMENTWISE = {"add", "sub", "mul", "div", "maximum", "minimum", "exp", "neg", "
                "fillpad", "fillpad_inplace", "set_validshape", "move"}
 SCALAR_PROMOTING = {"add", "sub", "mul", "div", "maximum", "minimum", "adds", "subs", "muls", "divs", "maxs", "mins"}
 LOOPS = {"range", "parallel", "unroll", "pipeline"}
-
-
-def scalar(dtype: str | None) -> Val:
-    return Val(SCALAR, (), dtype)
 
 
 CONST = scalar("const")  # a Python value the parser folds (module constants, literals)
@@ -85,50 +81,6 @@ def _infer(module: cst.Module, ops) -> Module:
             env[param.name.value] = annotation_type(param.annotation.annotation, ops) if param.annotation else UNKNOWN_VAL
         _walk(statements(func), env, func, ftype, info, ())
     return info
-
-
-def pl_functions(module: cst.Module, ops) -> list[tuple[cst.FunctionDef, str]]:
-    found = []
-
-    def decorated(func) -> str | None:
-        for d in func.decorators:
-            target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
-            name = ops.get(target) or ops.get(d.decorator) or ""
-            if name.split(".")[0] in PL_DECORATORS:
-                return "jit" if name.startswith("jit") else function_type(func, ops)
-        return None
-
-    def walk(body, builder):
-        for statement in body:
-            if isinstance(statement, cst.FunctionDef):
-                ftype = decorated(statement)
-                if ftype is not None:
-                    found.append((statement, ftype, builder))
-                else:
-                    walk(statements(statement), statement if builder is None else builder)
-            elif isinstance(statement, cst.ClassDef):
-                walk(statements(statement), builder)
-
-    walk(module.body, None)
-    return found
-
-
-def annotation_type(node, ops) -> Val:
-    head = ops.get(node.value if isinstance(node, cst.Subscript) else node)
-    if isinstance(node, cst.Subscript):
-        elements = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
-        if head in ("Out", "InOut") and elements:
-            return annotation_type(elements[0], ops)
-        if head in ("Tensor", "Tile") and elements:
-            dtype = attr_name(elements[1]) if len(elements) > 1 else None
-            return Val(TENSOR if head == "Tensor" else TILE, codes(elements[0]), dtype)
-        if head == "Scalar" and elements:
-            return scalar(attr_name(elements[0]))
-    if head in ("Tensor", "Tile"):
-        return Val(TENSOR if head == "Tensor" else TILE)
-    if isinstance(node, cst.Name) and node.value in ("int", "bool", "float"):
-        return scalar({"int": "INDEX", "bool": "BOOL", "float": "FP32"}[node.value])
-    return UNKNOWN_VAL
 
 
 def _walk(body, env: dict[str, Val], func, ftype: str, info: Module, parents: tuple) -> None:

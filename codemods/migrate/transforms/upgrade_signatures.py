@@ -1,0 +1,60 @@
+"""What a function's decorator and its parameters' annotations say, before its body is read: which
+functions are pl code (and of which type), and the type an annotation names."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ...model.kernels import function_type
+from ...model.values import SCALAR, TENSOR, TILE, UNKNOWN_VAL, Val
+from ...syntax.nodes import attr_name, codes, statements
+
+PL_DECORATORS = ("function", "jit", "inline")
+
+
+def scalar(dtype: str | None) -> Val:
+    return Val(SCALAR, (), dtype)
+
+
+def pl_functions(module: cst.Module, ops) -> list[tuple[cst.FunctionDef, str]]:
+    found = []
+
+    def decorated(func) -> str | None:
+        for d in func.decorators:
+            target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+            name = ops.get(target) or ops.get(d.decorator) or ""
+            if name.split(".")[0] in PL_DECORATORS:
+                return "jit" if name.startswith("jit") else function_type(func, ops)
+        return None
+
+    def walk(body, builder):
+        for statement in body:
+            if isinstance(statement, cst.FunctionDef):
+                ftype = decorated(statement)
+                if ftype is not None:
+                    found.append((statement, ftype, builder))
+                else:
+                    walk(statements(statement), statement if builder is None else builder)
+            elif isinstance(statement, cst.ClassDef):
+                walk(statements(statement), builder)
+
+    walk(module.body, None)
+    return found
+
+
+def annotation_type(node, ops) -> Val:
+    head = ops.get(node.value if isinstance(node, cst.Subscript) else node)
+    if isinstance(node, cst.Subscript):
+        elements = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
+        if head in ("Out", "InOut") and elements:
+            return annotation_type(elements[0], ops)
+        if head in ("Tensor", "Tile") and elements:
+            dtype = attr_name(elements[1]) if len(elements) > 1 else None
+            return Val(TENSOR if head == "Tensor" else TILE, codes(elements[0]), dtype)
+        if head == "Scalar" and elements:
+            return scalar(attr_name(elements[0]))
+    if head in ("Tensor", "Tile"):
+        return Val(TENSOR if head == "Tensor" else TILE)
+    if isinstance(node, cst.Name) and node.value in ("int", "bool", "float"):
+        return scalar({"int": "INDEX", "bool": "BOOL", "float": "FP32"}[node.value])
+    return UNKNOWN_VAL
