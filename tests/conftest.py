@@ -12,6 +12,14 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 
 
+def upgrade(text: str, api=None):
+    """Migrate `text` with the rules of the 2026-08 step, reading `api` (by default the default
+    target's table, as the step's own tests call them)."""
+    rules = load_rules()
+    step = tuple(r for r in rules if r.step == "2026-08")
+    return migrate(text, step, api or load_api(), frozenset(r.id for r in rules) | {LEFTOVER_ID})
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _results_cache(tmp_path_factory):
     """Runs through the CLI keep results, as users' do, in a folder of the session's own

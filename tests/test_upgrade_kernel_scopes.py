@@ -3,17 +3,11 @@ e2d0f78ae rejects the code (or drops a write) and stays silent where it was meas
 
 from __future__ import annotations
 
-from codemods.migrate.engine import migrate
-from codemods.rulebook.loading import load_api, load_rules
-from codemods.run.runner import LEFTOVER_ID
-
-RULES = load_rules()
-STEP = tuple(r for r in RULES if r.path.parent.name == "2026-08")
-KNOWN = frozenset(r.id for r in RULES) | {LEFTOVER_ID}
+from conftest import upgrade
 
 
 def _upgrade(text: str):
-    return migrate(text, STEP, load_api(), KNOWN)
+    return upgrade(text)
 
 
 def _markers(output: str, rule: str) -> list[str]:

@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.migrate.engine import migrate
-from codemods.rulebook.loading import load_api, load_rules
-from codemods.run.runner import LEFTOVER_ID
-
-RULES = load_rules()
-STEP = tuple(r for r in RULES if r.path.parent.name == "2026-08")
-KNOWN = frozenset(r.id for r in RULES) | {LEFTOVER_ID}
+from conftest import upgrade
 
 ARANGE = '''
 import pypto.language as pl
@@ -31,10 +25,10 @@ class Example:
 def test_an_index_start_of_arange_is_cast_to_its_dtype():
     # e2d0f78ae: "The operator tile.ci requires 'start' dtype (index) to match destination dtype (int32)";
     # the cast form is accepted (measured)
-    out = migrate(ARANGE.format(start="v0"), STEP, load_api(), KNOWN).output
+    out = upgrade(ARANGE.format(start="v0")).output
     assert "pl.tile.arange(pl.cast(v0, pl.INT32), [1, 512], dtype=pl.INT32)" in out
 
 
 def test_a_literal_start_of_arange_is_left_alone():
     text = ARANGE.format(start="0")
-    assert migrate(text, STEP, load_api(), KNOWN).output == text
+    assert upgrade(text).output == text

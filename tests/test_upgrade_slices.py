@@ -5,13 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from codemods.migrate.engine import migrate
-from codemods.rulebook.loading import load_api, load_rules
-from codemods.run.runner import LEFTOVER_ID
-
-RULES = load_rules()
-STEP = tuple(r for r in RULES if r.path.parent.name == "2026-08")
-KNOWN = frozenset(r.id for r in RULES) | {LEFTOVER_ID}
+from conftest import upgrade
 
 KERNEL = '''
 import pypto.language as pl
@@ -34,7 +28,7 @@ class Example:
 
 
 def _upgrade(after: str) -> str:
-    return migrate(KERNEL.format(after=after), STEP, load_api(), KNOWN).output
+    return upgrade(KERNEL.format(after=after)).output
 
 
 @pytest.mark.parametrize("after,fill", [
@@ -65,8 +59,8 @@ def test_padding_that_reaches_what_is_not_followed_is_flagged(after):
 
 
 def test_an_extent_without_a_constant_bound_is_flagged():
-    out = migrate(KERNEL.format(after="                    red = pl.assemble(red, pl.row_sum(v), [r, b])").replace(
-        "n = pl.min(64, 100 - s0)", "n = 100 - s0"), STEP, load_api(), KNOWN).output
+    out = upgrade(KERNEL.format(after="                    red = pl.assemble(red, pl.row_sum(v), [r, b])").replace(
+        "n = pl.min(64, 100 - s0)", "n = 100 - s0")).output
     assert "review PTO121" in out and "fillpad" not in out
 
 
@@ -92,14 +86,14 @@ def build(width: int = 64):
 
 def test_a_kernel_reshape_to_a_runtime_extent_is_flagged():
     # e2d0f78ae: "dynamic (non-constant) dimension ... every tile dimension must be a compile-time constant"
-    out = migrate(RESHAPE.format(extent="n"), STEP, load_api(), KNOWN).output
+    out = upgrade(RESHAPE.format(extent="n")).output
     assert "review PTO121: pl.reshape: shape element 2 (`n`)" in out
 
 
 @pytest.mark.parametrize("extent", ["width", "64"])
 def test_a_kernel_reshape_to_a_size_known_when_the_program_is_built_is_left_alone(extent):
     text = RESHAPE.format(extent=extent)
-    assert migrate(text, STEP, load_api(), KNOWN).output == text
+    assert upgrade(text).output == text
 
 
 SLICE = RESHAPE.replace("pl.reshape(e, [1, 1, {extent}])", "pl.reshape(pl.exp(pl.slice(e, [1, {extent}], [0, 0])), [1, 1, 64])")
@@ -108,9 +102,9 @@ SLICE = RESHAPE.replace("pl.reshape(e, [1, 1, {extent}])", "pl.reshape(pl.exp(pl
 def test_a_kernel_slice_of_a_runtime_width_and_of_a_width_known_when_built():
     # The slice check and the reshape check call the same names runtime (model.extents.runtime_names):
     # the kernel's `n` is, the builder's `width` is a Python int when the program is built.
-    assert "review PTO121: pl.slice: shape element 1 (`n`)" in migrate(SLICE.format(extent="n"), STEP, load_api(), KNOWN).output
+    assert "review PTO121: pl.slice: shape element 1 (`n`)" in upgrade(SLICE.format(extent="n")).output
     text = SLICE.format(extent="width")
-    assert migrate(text, STEP, load_api(), KNOWN).output == text
+    assert upgrade(text).output == text
 
 
 def test_a_branch_choosing_matmul_or_matmul_acc_is_left_alone():
@@ -134,7 +128,7 @@ class Example:
             out = pl.assemble(out, acc, [0, 0])
         return out
 '''
-    assert migrate(code, STEP, load_api(), KNOWN).output == code
+    assert upgrade(code).output == code
 
 
 def test_a_half_precision_tensor_matmul_split_along_k_keeps_its_dtype():
@@ -155,7 +149,7 @@ class Example:
             out = pl.assemble(out, c, [0, 0])
         return out
 '''
-    out = migrate(code, STEP, load_api(), KNOWN).output
+    out = upgrade(code).output
     assert "pl.matmul(pl.slice(x, [4, 512 // 2], [0, 0]), pl.slice(w, [512 // 2, 128], [0, 0]), out_dtype=pl.FP32)" in out
     assert "pl.cast(acc_k, target_type=pl.BF16))" in out
 
@@ -177,7 +171,7 @@ class Example:
 def test_a_thin_matmul_whose_right_operand_is_not_split_by_hand_is_flagged():
     # e2d0f78ae: "Right buffer usage (131072 bytes) exceeds platform limit (65536 bytes)", with no line
     # of the user's: the marker stands at the matmul. From 16 rows the compiler tiles K itself.
-    out = migrate(SUBSCRIPT_RIGHT.format(m=4), STEP, load_api(), KNOWN).output
+    out = upgrade(SUBSCRIPT_RIGHT.format(m=4)).output
     assert "review PTO177: a matmul of 4 rows: its right operand `w[0:512, 0:128]` (131072 bytes) overflows L0B" in out
     text = SUBSCRIPT_RIGHT.format(m=16)
-    assert migrate(text, STEP, load_api(), KNOWN).output == text
+    assert upgrade(text).output == text
