@@ -9,13 +9,12 @@ runs) what the independent strict check of `codemods.check.strict` finds.
 
 from __future__ import annotations
 
-import io
 import re
-import tokenize
 
 import libcst as cst
 
 from ..model.kernels import OpIndex
+from ..syntax.comments import comments
 from ..syntax.positions import starts
 from .results import Finding
 from ..rulebook.loading import ApiTable
@@ -51,15 +50,11 @@ def _markers(text: str, known_ids: frozenset[str]) -> tuple[list[Finding], int]:
     reviewed = 0
     if "pypto-migrate" not in text:
         return findings, reviewed
-    try:
-        tokens = [t for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.COMMENT]
-    except (tokenize.TokenError, SyntaxError):
-        return findings, reviewed
-    for token in tokens:
-        m = MARKER.search(token.string)
+    for line, start, comment in comments(text, "pypto-migrate"):
+        m = MARKER.search(comment)
         if not m:
             continue
-        line, column = token.start[0], token.start[1] + 1
+        column = start + 1
         for rule_id in (i.strip() for i in m.group("ids").split(",")):
             if rule_id not in known_ids:
                 message = f"unknown rule id {rule_id!r} in a pypto-migrate marker"

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..syntax.memo import cached
+from ..syntax.memo import memoized
 from ..syntax.nodes import statements
 from ..syntax.traversal import own_and_nested, walk
 
 
-def _names_read(node: cst.CSTNode) -> frozenset[str]:
+@memoized("names_read")
+def names_read(node: cst.CSTNode) -> frozenset[str]:
+    """Every name an expression or simple statement reads (targets of plain assignment excluded)."""
     own, nested = own_and_nested(node)
     targets: set[int] = set()
     names: list[cst.Name] = []
@@ -38,7 +40,9 @@ def _names_read(node: cst.CSTNode) -> frozenset[str]:
     return frozenset(n.value for n in names if id(n) not in targets).union(*map(names_read, nested))
 
 
-def _names_written(node: cst.CSTNode) -> frozenset[str]:
+@memoized("names_written")
+def names_written(node: cst.CSTNode) -> frozenset[str]:
+    """Names a simple statement (or a for loop's target) binds."""
     own, nested = own_and_nested(node)
     out: set[str] = set()
     for n in own:
@@ -48,16 +52,6 @@ def _names_written(node: cst.CSTNode) -> frozenset[str]:
         elif isinstance(n, (cst.AnnAssign, cst.AugAssign)):
             out.update(x.value for x in _target_names(n.target))
     return frozenset(out).union(*map(names_written, nested))
-
-
-def names_read(node: cst.CSTNode) -> frozenset[str]:
-    """Every name an expression or simple statement reads (targets of plain assignment excluded)."""
-    return cached("names_read", node, _names_read)
-
-
-def names_written(node: cst.CSTNode) -> frozenset[str]:
-    """Names a simple statement (or a for loop's target) binds."""
-    return cached("names_written", node, _names_written)
 
 
 def _target_names(target) -> list[cst.Name]:

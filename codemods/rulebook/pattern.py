@@ -17,6 +17,7 @@ argument of the input.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -24,6 +25,7 @@ from functools import lru_cache
 import libcst as cst
 
 from ..syntax.nodes import code
+from ..syntax.traversal import TRIVIA
 
 _MV = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _PREFIX = "__mv_"
@@ -152,16 +154,39 @@ def match_call(template: CallTemplate, call: cst.Call) -> Bindings | None:
     return bound
 
 
-class _Realias(cst.CSTTransformer):
-    """Point the template's `pl.` at whatever expression names the module in the file."""
+def _filled(node: cst.CSTNode, alias: str, receiver: cst.BaseExpression, bound: dict | None) -> cst.CSTNode:
+    """A fresh copy of a template's (sub)tree with `pl.` pointed at whatever expression names
+    the module in the file and, unless `bound` is None, each `$name` replaced by its node.
 
-    def __init__(self, alias: str, receiver: cst.BaseExpression) -> None:
-        self.alias, self.receiver = alias, receiver
+    Fresh, because the rules' analyses key what they know by node: a template node shared by
+    two places in the output would be one node to them. Trivia (whitespace, commas) are
+    shared, as nothing is known of them. Built field by field rather than by a LibCST
+    transformer, whose dispatch cost more than the rest of a rewrite."""
+    kind = type(node)
+    if kind in TRIVIA:
+        return node
+    if kind is cst.Name and bound is not None:
+        var = _var(node)  # type: ignore[arg-type]
+        if var is not None:
+            if var not in bound:
+                raise PatternError(f"${var} is not bound")
+            return bound[var]
+    fields = {}
+    for name in _fields(kind):
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            value = _filled(value, alias, receiver, bound)
+        elif type(value) in (tuple, list):
+            value = tuple(_filled(v, alias, receiver, bound) if isinstance(v, cst.CSTNode) else v for v in value)
+        fields[name] = value
+    if kind is cst.Attribute and type(fields["value"]) is cst.Name and fields["value"].value == alias:
+        fields["value"] = receiver
+    return kind(**fields)
 
-    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
-        if isinstance(updated.value, cst.Name) and updated.value.value == self.alias:
-            return updated.with_changes(value=self.receiver)
-        return updated
+
+@lru_cache(maxsize=None)
+def _fields(kind: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(kind))
 
 
 _DEFAULT_COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
@@ -175,13 +200,12 @@ def render_call(
     module_alias: str = "pl",
 ) -> cst.Call:
     """Build the replacement call, reusing the original arguments' nodes and layout."""
-    realias = _Realias(module_alias, receiver)
     # A literal argument may hold metavariables of its own (`pl.tile.transpose_view($x)`).
-    fill = _Fill(module_alias, receiver, {k: v.value for k, v in bound.items() if isinstance(v, cst.Arg)})
+    values_bound = {k: v.value for k, v in bound.items() if isinstance(v, cst.Arg)}
     values: list[cst.Arg] = []
     for slot in template.slots:
         if slot.kind == "literal":
-            values.append(slot.node.visit(fill))
+            values.append(_filled(slot.node, module_alias, receiver, values_bound))
         elif slot.kind in ("rest", "kwrest"):
             values.extend(bound[slot.var])
         else:
@@ -210,7 +234,7 @@ def render_call(
 
     func = original.func
     if isinstance(func, cst.Attribute):
-        func = template.func.visit(realias)
+        func = _filled(template.func, module_alias, receiver, None)
     return original.with_changes(func=func, args=args)
 
 
@@ -222,22 +246,8 @@ def _parse_template(text: str) -> cst.BaseExpression:
         raise PatternError(f"not a Python expression: {text!r}") from exc
 
 
-class _Fill(_Realias):
-    def __init__(self, alias: str, receiver: cst.BaseExpression, bound: dict[str, cst.BaseExpression]) -> None:
-        super().__init__(alias, receiver)
-        self.bound = bound
-
-    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
-        var = _var(updated)
-        if var is None:
-            return updated
-        if var not in self.bound:
-            raise PatternError(f"${var} is not bound")
-        return self.bound[var]
-
-
 def render_template(
     text: str, bound: dict[str, cst.BaseExpression], receiver: cst.BaseExpression, module_alias: str = "pl"
 ) -> cst.BaseExpression:
     """Any expression with `$name` holes, filled with nodes; `pl.` becomes the file's alias."""
-    return _parse_template(text).visit(_Fill(module_alias, receiver, bound))
+    return _filled(_parse_template(text), module_alias, receiver, bound)

@@ -16,7 +16,17 @@ from typing import TypeVar
 T = TypeVar("T")
 N = TypeVar("N")
 
-_store: dict[tuple[str, int], tuple[object, object]] | None = None
+
+class _Answers(dict):
+    """kind of question -> {id(node): (node, answer)}: one table per kind, so that a lookup
+    builds no key (the hottest, `content`, is asked about every node several times)."""
+
+    def __missing__(self, kind: str) -> dict:
+        table = self[kind] = {}
+        return table
+
+
+_store: _Answers | None = None
 
 
 @contextmanager
@@ -25,7 +35,7 @@ def per_file() -> Iterator[None]:
     global _store
     outer = _store
     if outer is None:
-        _store = {}
+        _store = _Answers()
     try:
         yield
     finally:
@@ -36,19 +46,43 @@ def forget(keep: object = None) -> None:
     """Drop what was remembered so far in this file (its trees are about to be freed), but
     the answers about `keep` itself (a tree that lives on)."""
     if _store is not None:
-        kept = {key: hit for key, hit in _store.items() if keep is not None and hit[0] is keep}
-        _store.clear()
-        _store.update(kept)
+        for table in _store.values():
+            kept = {key: hit for key, hit in table.items() if keep is not None and hit[0] is keep}
+            table.clear()
+            table.update(kept)
 
 
 def cached(kind: str, node: N, make: Callable[[N], T]) -> T:
     """`make(node)`, computed once per node inside `per_file()`, every time outside it."""
     if _store is None:
         return make(node)
-    key = (kind, id(node))
-    hit = _store.get(key)
+    table = _store[kind]
+    hit = table.get(id(node))
     if hit is not None and hit[0] is node:  # the entry holds the node: its id cannot be reused
         return hit[1]  # type: ignore[return-value]
     value = make(node)
-    _store[key] = (node, value)
+    table[id(node)] = (node, value)
     return value
+
+
+def memoized(kind: str) -> Callable[[Callable[[N], T]], Callable[[N], T]]:
+    """`cached(kind, node, make)` as a decorator of `make`: one call per question instead of
+    two, for the questions asked of every node."""
+
+    def decorate(make: Callable[[N], T]) -> Callable[[N], T]:
+        def answer(node: N) -> T:
+            if _store is None:
+                return make(node)
+            table = _store[kind]
+            hit = table.get(id(node))
+            if hit is not None and hit[0] is node:
+                return hit[1]  # type: ignore[return-value]
+            value = make(node)
+            table[id(node)] = (node, value)
+            return value
+
+        answer.__doc__ = make.__doc__
+        answer.__name__ = make.__name__
+        return answer
+
+    return decorate

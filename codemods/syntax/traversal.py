@@ -18,7 +18,7 @@ from collections.abc import Iterator
 import libcst as cst
 from libcst import MaybeSentinel
 
-from .memo import cached
+from .memo import cached, memoized
 
 
 def _concrete(kind: type) -> set[type]:
@@ -138,14 +138,11 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     return _read(node, layout.fields)
 
 
+@memoized("content")
 def content(node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
     """The children of a node that are not trivia, in source order. Kept per node while a
     file is processed: the op index, the strict check, liveness and the region and interest
     walks each go over the same (mostly shared) trees."""
-    return cached("content", node, _content)
-
-
-def _content(node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
     layout = _layout(node)
     if layout.maybe and any(_holds_nodes(getattr(node, name)) for name in layout.maybe):
         found = node.children
