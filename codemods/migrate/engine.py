@@ -25,7 +25,7 @@ from ..rulebook.loading import ApiTable, Rule
 from ..syntax.traversal import STATEMENT_TYPES, ancestors
 from .context import Context
 from .parsing import check_python, parse, reason
-from .statement_edits import parse_statements, prepend_statements, with_markers
+from .statement_edits import Preparsed, prepend_statements, with_markers
 from .transforms import make_transform
 
 BOM = "\ufeff"
@@ -60,6 +60,8 @@ class _Dispatcher(cst.CSTTransformer):
                 elif kind == "visit" and node_type:
                     self.visit.setdefault(node_type, []).append(getattr(transform, attr))
         self.enter = self._subtrees_to_enter(module, transforms)
+        self._statements = Preparsed([text for edits in self.ctx.statement_edits.values()
+                                      for _, where, text in edits if where != "remove"])
 
     def _touch(self, rule: Rule, node: cst.CSTNode, before: str | None, after: str | _Later) -> None:
         self.touched.append((rule, node))
@@ -190,9 +192,9 @@ class _Dispatcher(cst.CSTTransformer):
             if where == "remove":
                 remove = True
             elif where == "prepend":
-                prepend.extend(parse_statements(text))
+                prepend.extend(self._statements.statements(text))
             else:
-                (before if where == "before" else after).extend(parse_statements(text))
+                (before if where == "before" else after).extend(self._statements.statements(text))
         if prepend:
             updated = prepend_statements(updated, prepend)
         if not (before or after or remove):

@@ -16,6 +16,47 @@ def parse_statements(text: str) -> list[cst.BaseStatement]:
     return list(cst.parse_module(text + "\n").body)
 
 
+_CUT = "__pypto_migrate_cut__"
+
+
+class Preparsed:
+    """The statements of many texts from one parse: a phase inserts a hundred statements in a
+    DeepSeek file, and LibCST's parser costs as much to start as to read a short line.
+
+    Each text is parsed once per time it is inserted (a node must not stand in two places of a
+    tree: analyses know nodes by identity). A text whose later lines are indented may open a
+    block, whose indentation LibCST reads relative to the first block of its module: it is
+    parsed alone, as is everything when the batch does not parse."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self._ready: dict[str, list[list[cst.BaseStatement]]] = {}
+        batch = [t for t in texts if _CUT not in t and not any(line[:1] in (" ", "\t") for line in t.split("\n")[1:])]
+        if not batch:
+            return
+        try:
+            body = cst.parse_module("".join(f"{t}\n{_CUT}\n" for t in batch)).body
+        except cst.ParserSyntaxError:
+            return
+        pieces: list[list[cst.BaseStatement]] = [[]]
+        for statement in body:
+            if _is_cut(statement):
+                pieces.append([])
+            else:
+                pieces[-1].append(statement)
+        for text, statements in zip(batch, pieces):
+            self._ready.setdefault(text, []).append(statements)
+
+    def statements(self, text: str) -> list[cst.BaseStatement]:
+        ready = self._ready.get(text)
+        return ready.pop() if ready else parse_statements(text)
+
+
+def _is_cut(statement) -> bool:
+    return (type(statement) is cst.SimpleStatementLine and len(statement.body) == 1
+            and type(statement.body[0]) is cst.Expr and type(statement.body[0].value) is cst.Name
+            and statement.body[0].value.value == _CUT)
+
+
 def prepend_statements(node, statements):
     """Put statements first in a body, after a docstring if there is one."""
     if isinstance(node, cst.Module):

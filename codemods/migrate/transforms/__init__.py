@@ -15,9 +15,30 @@ from .renames import FlagMember, JitMethodRename, ModuleMemberRename, OpRename
 from .planned import KINDS as PLANNED
 from .members import MemberRename, UnknownMember
 from .regions import WrapIncore
-from .upgrade_kinds import KINDS as UPGRADE
 
-KINDS = {
+
+class _Kinds(dict):
+    """Kind name -> class. The later steps' kinds are imported when a rule first names one:
+    a run to 2026-03 does not pay for their import, a tenth of its start-up."""
+
+    loaded = False
+
+    def __missing__(self, name: str):
+        if self.loaded:
+            raise KeyError(name)  # no step knows it
+        self.load_all()
+        return self[name]
+
+    def load_all(self) -> None:
+        if not self.loaded:
+            from .upgrade_kinds import KINDS as UPGRADE
+
+            self.loaded = True
+            for key, kind in UPGRADE.items():
+                self.setdefault(key, kind)
+
+
+KINDS = _Kinds({
     "call-pattern": CallPattern,
     "keyword-rename": KeywordRename,
     "keyword-flag": KeywordFlag,
@@ -29,8 +50,7 @@ KINDS = {
     "member-rename": MemberRename,
     "unknown-member": UnknownMember,
     **PLANNED,
-    **UPGRADE,
-}
+})
 
 
 def make_transform(rule: Rule, api: ApiTable):
@@ -38,5 +58,6 @@ def make_transform(rule: Rule, api: ApiTable):
     try:
         kind = KINDS[rule.kind]
     except KeyError:
+        KINDS.load_all()
         raise RuleFileError(f"{rule.path}: unknown rule kind '{rule.kind}' (known: {', '.join(KINDS)})")
     return kind(rule, api)
