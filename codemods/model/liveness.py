@@ -65,8 +65,13 @@ def _target_names(target) -> list[cst.Name]:
 class Liveness:
     """`after[stmt]`: the names live right after each statement of one function body.
 
-    Sets of names are frozen and shared between statements (a loop's fixpoint revisits its
-    body a few times, nested loops more): no statement's set is copied."""
+    Liveness is a gen/kill problem: what a statement does to the names live after it is
+    `gen | (live - kill)`, and so is what a block of them does. A loop's head is then found
+    in one step (`exit | test reads | (gen(body) - loop target)`: the least fixpoint, which
+    iterating over the body reached only after revisiting it, twice per level of nesting),
+    and each statement is visited once. The statements' gen/kill pairs are kept per node for
+    the file: the trees of a file's phases share most statements. Sets are frozen and shared
+    between statements: none is copied."""
 
     def __init__(self, body: list, live_out: set[str] | None = None) -> None:
         self.after: dict[cst.CSTNode, frozenset[str]] = {}
@@ -95,26 +100,13 @@ class Liveness:
 
     def _statement(self, s, out: frozenset[str]) -> frozenset[str]:
         # Dispatched on the exact type (LibCST's node classes are final; `isinstance` on
-        # them goes through ABCMeta, and a loop's fixpoint asks this of every statement often).
+        # them goes through ABCMeta).
         kind = type(s)
-        if kind is cst.SimpleStatementLine:
-            live = out
-            for small in reversed(s.body):
-                if type(small) is cst.Return:
-                    live = _NONE
-                live = (live - names_written(small)) | names_read(small)
-            return live
         if kind is cst.For or kind is cst.While:
-            head_reads = names_read(s.iter) if kind is cst.For else names_read(s.test)
-            bound = frozenset(x.value for x in _target_names(s.target)) if kind is cst.For else _NONE
             exit_live = self._orelse(s.orelse, out)
-            head = exit_live | head_reads
-            for _ in range(8):  # the fixpoint of structured code is reached in a few rounds
-                body_in = self._block(statements(s), head)
-                new_head = exit_live | head_reads | (body_in - bound)
-                if new_head == head:
-                    break
-                head = new_head
+            gen, _ = _block_effect(statements(s))
+            head = exit_live | _head_reads(s) | (gen - _loop_bound(s))
+            self._block(statements(s), head)
             return head
         if kind is cst.If:
             then_in = self._block(statements(s), out)
@@ -123,14 +115,92 @@ class Liveness:
         if kind is cst.With:
             body_in = self._block(statements(s), out)
             return body_in.union(*(names_read(item.item) for item in s.items))
-        if kind is cst.FunctionDef or kind is cst.ClassDef:
-            return out
         if kind is cst.Try:
             live = self._block(statements(s), out)
             for h in s.handlers:
                 live |= self._block(statements(h), out)
             return live
-        return out | names_read(s)
+        return _apply(_effect(s), out)
+
+
+# What a statement (or block) does to the names live after it: (gen, kill); a kill of None
+# is every name (a `return`: nothing after it is read).
+Effect = tuple[frozenset, "frozenset | None"]
+
+
+def _apply(effect: Effect, live: frozenset[str]) -> frozenset[str]:
+    gen, kill = effect
+    if kill is None:
+        return gen
+    return gen | (live - kill) if kill else gen | live
+
+
+def _then(first: Effect, second: Effect) -> Effect:
+    """The effect of `first` followed by `second` (applied to what is live after both)."""
+    (gen_a, kill_a), (gen_b, kill_b) = first, second
+    gen = gen_a if kill_a is None else gen_a | (gen_b - kill_a)
+    kill = None if kill_a is None or kill_b is None else kill_a | kill_b
+    return gen, kill
+
+
+def _either(a: Effect, b: Effect) -> Effect:
+    """Two paths that join: read on either, killed only where both kill."""
+    kill = b[1] if a[1] is None else a[1] if b[1] is None else a[1] & b[1]
+    return a[0] | b[0], kill
+
+
+_IDENTITY: Effect = (frozenset(), frozenset())
+
+
+def _block_effect(stmts) -> Effect:
+    effect = _IDENTITY
+    for s in reversed(stmts):
+        effect = _then(_effect(s), effect)
+    return effect
+
+
+def _orelse_effect(orelse) -> Effect:
+    if orelse is None:
+        return _IDENTITY
+    return _block_effect([orelse] if isinstance(orelse, cst.If) else statements(orelse))
+
+
+def _head_reads(loop) -> frozenset[str]:
+    return names_read(loop.iter) if type(loop) is cst.For else names_read(loop.test)
+
+
+def _loop_bound(loop) -> frozenset[str]:
+    return frozenset(x.value for x in _target_names(loop.target)) if type(loop) is cst.For else _NONE
+
+
+@memoized("liveness-effect")
+def _effect(s) -> Effect:
+    kind = type(s)
+    if kind is cst.SimpleStatementLine:
+        effect = _IDENTITY
+        for small in reversed(s.body):
+            if type(small) is cst.Return:
+                effect = (_NONE, None)  # nothing after a return is read
+            effect = _then((names_read(small), names_written(small)), effect)
+        return effect
+    if kind is cst.For or kind is cst.While:
+        exit_effect = _orelse_effect(s.orelse)
+        gen = _head_reads(s) | (_block_effect(statements(s))[0] - _loop_bound(s))
+        return exit_effect[0] | gen, exit_effect[1]
+    if kind is cst.If:
+        both = _either(_block_effect(statements(s)), _orelse_effect(s.orelse))
+        return both[0] | names_read(s.test), both[1]
+    if kind is cst.With:
+        gen, kill = _block_effect(statements(s))
+        return gen.union(*(names_read(item.item) for item in s.items)), kill
+    if kind is cst.FunctionDef or kind is cst.ClassDef:
+        return _IDENTITY
+    if kind is cst.Try:
+        effect = _block_effect(statements(s))
+        for h in s.handlers:
+            effect = _either(effect, _block_effect(statements(h)))
+        return effect
+    return names_read(s), frozenset()
 
 
 _NONE: frozenset[str] = frozenset()

@@ -16,6 +16,8 @@ from functools import lru_cache
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
+from .traversal import TRIVIA
+
 _NEWLINE = re.compile(r"\r\n?|\n")
 
 
@@ -109,10 +111,14 @@ class _Everything(CodegenState):
         """Kept (the code leaves it out): the last statement's own text, alone, ends with it."""
         self.dropped = bool(self.tokens)
 
+    # Trivia (whitespace, commas, operators) are never edited nor asked about: not kept.
     def before_codegen(self, node: cst.CSTNode) -> None:
-        self.stack.append((len(self.tokens), len(self.indent_tokens), len(self.indents)))
+        if type(node) not in TRIVIA:
+            self.stack.append((len(self.tokens), len(self.indent_tokens), len(self.indents)))
 
     def after_codegen(self, node: cst.CSTNode) -> None:
+        if type(node) in TRIVIA:
+            return
         first, depth, mark = self.stack.pop()
         key = id(node)
         if key not in self.spans:
