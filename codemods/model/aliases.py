@@ -161,15 +161,18 @@ class ScopeTracker:
         parts = dotted(node)
         if not parts:
             return None
+        module = self.resolve(parts[0])
+        return None if module is None else ".".join([module] + parts[1:])
+
+    def resolve(self, name: str) -> str | None:
+        """The module a bare name stands for here (`pypto.language` for `pl`), else None."""
         innermost = len(self._stack) - 1
         for depth in range(innermost, -1, -1):
             is_class, names = self._stack[depth]
             if is_class and depth != innermost:
                 continue  # a class body's names are not visible inside its methods
-            targets = names.get(parts[0])
+            targets = names.get(name)
             if targets:
                 modules = [t for t in targets if t]
-                if not modules:
-                    return None
-                return ".".join([modules[0]] + parts[1:])
+                return modules[0] if modules else None
         return None

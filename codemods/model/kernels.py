@@ -14,10 +14,10 @@ from functools import lru_cache
 
 import libcst as cst
 
-from .aliases import ScopeTracker
-from ..syntax.memo import cached
+from .aliases import ScopeTracker, dotted
+from ..syntax.memo import cached, table
 from ..syntax.nodes import attr_name, code, codes, statements
-from ..syntax.traversal import content
+from ..syntax.traversal import STATEMENT_TYPES, content
 from .values import SCALAR_VAL, TENSOR, TILE, UNKNOWN_VAL, VEC, Val
 
 # `@pl.function(type=...)`: what the compiler makes of a function's body. A kernel type's
@@ -39,31 +39,80 @@ class OpIndex(ScopeTracker):
 
     def _index(self, module: cst.Module) -> dict[cst.CSTNode, str]:
         # A plain pre-order walk in source order (as a LibCST visitor would go), without
-        # the visitor's cost of rebuilding every node it passes.
+        # the visitor's cost of rebuilding every node it passes. A file's phases make trees
+        # that share most statements: what a statement's subtree names is kept per statement
+        # (`table`), with how the names its calls start from resolve where it stands, and
+        # taken again where they still resolve so.
         self._init_scopes(module)
+        self._units = table(f"op-units {self.prefix}")
+        pieces: list = []
+        self._collect(module, pieces, set())
         ops: dict[cst.CSTNode, str] = {}
-        stack: list[tuple[cst.CSTNode, bool]] = [(module, False)]
+        _flatten(pieces, ops)
+        return ops
+
+    def _collect(self, top: cst.CSTNode, pieces: list, roots: set[str]) -> None:
+        """The ops of `top`'s subtree in source order, as `pieces`: dicts of its own and the
+        records of the statements in it (each kept whole, so a tree copies each entry once)."""
+        own: dict[cst.CSTNode, str] = {}
+        stack: list[tuple[cst.CSTNode, bool]] = [(top, False)]
         while stack:
             node, leaving = stack.pop()
             if leaving:
                 self._exit(node)
                 continue
             kind = type(node)
+            # A statement of a class body is not one: its methods resolve names past the class.
+            if kind in _UNIT_TYPES and node is not top and self._units is not None and not self._stack[-1][0]:
+                record = self._unit(node)
+                if own:
+                    pieces.append(own)
+                    own = {}
+                pieces.append(record)
+                roots |= record[2]
+                continue
             if kind in _SCOPE_TYPES:
                 self._enter(node)
                 stack.append((node, True))
             target = node.func if kind is cst.Call else node if kind is cst.Attribute else None
             if target is not None:
-                name = self.qualified(target)
-                if name and name.startswith(self.prefix):
-                    ops[node] = name[len(self.prefix):]
-                    if type(target) is cst.Name:
-                        ops[target] = ops[node]
+                parts = dotted(target)
+                if parts:
+                    roots.add(parts[0])
+                    name = self.qualified(target)
+                    if name and name.startswith(self.prefix):
+                        own[node] = name[len(self.prefix):]
+                        if type(target) is cst.Name:
+                            own[target] = own[node]
             stack.extend((child, False) for child in reversed(content(node)))
-        return ops
+        if own:
+            pieces.append(own)
+
+    def _unit(self, statement: cst.CSTNode) -> tuple:
+        """(statement, its pieces, the names its dotted callees start from, how they resolve)."""
+        hit = self._units.get(id(statement))
+        if hit is not None and hit[0] is statement and all(self.resolve(r) == t for r, t in hit[3]):
+            return hit
+        pieces: list = []
+        roots: set[str] = set()
+        self._collect(statement, pieces, roots)
+        record = (statement, pieces, frozenset(roots), tuple((r, self.resolve(r)) for r in roots))
+        self._units[id(statement)] = record
+        return record
+
+
+def _flatten(pieces: list, ops: dict) -> None:
+    for piece in pieces:
+        if type(piece) is dict:
+            ops.update(piece)
+        else:
+            _flatten(piece[1], ops)
 
 
 _SCOPE_TYPES = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef})
+# What the op index keeps per statement: compound statements (a simple one costs less to walk
+# again than to keep).
+_UNIT_TYPES = frozenset(k for k in STATEMENT_TYPES if issubclass(k, cst.BaseCompoundStatement))
 
 
 def module_alias(ops: dict[cst.CSTNode, str]) -> str:

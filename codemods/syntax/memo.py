@@ -65,6 +65,12 @@ def cached(kind: str, node: N, make: Callable[[N], T]) -> T:
     return value
 
 
+def table(kind: str) -> dict | None:
+    """The current file's answers of one kind, `{id(node): (node, answer, ...)}`, for a
+    question whose answer is checked before it is reused (None outside `per_file()`)."""
+    return None if _store is None else _store[kind]
+
+
 def memoized(kind: str) -> Callable[[Callable[[N], T]], Callable[[N], T]]:
     """`cached(kind, node, make)` as a decorator of `make`: one call per question instead of
     two, for the questions asked of every node."""

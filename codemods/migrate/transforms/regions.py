@@ -121,6 +121,8 @@ class WrapIncore:
 
     # -- which statements form a block -----------------------------------------------------
     def _spans(self, body: list, under_auto: bool) -> list[tuple[int, int]]:
+        if not any(id(s) in self.hot for s in body):
+            return []  # a block is only ever made of these statements: none holds a rejection
         kinds = [self._kind(s, under_auto) for s in body]
         spans = [self._grow(body, kinds, i, i) for i, k in enumerate(kinds) if k == SEED]
         if not any(id(body[i]) in self.hot for lo, hi in spans for i in range(lo, hi + 1)):
@@ -139,11 +141,13 @@ class WrapIncore:
 
     def _grow(self, body, kinds, lo: int, hi: int) -> tuple[int, int]:
         joinable = (SEED, PLAIN)
+        made = set().union(*(self._writes(s) for s in body[lo:hi + 1]))
+        read = set().union(*(names_read(s) for s in body[lo:hi + 1]))
         while True:
-            made = set().union(*(self._writes(s) for s in body[lo:hi + 1]))
-            read = set().union(*(names_read(s) for s in body[lo:hi + 1]))
             if hi + 1 < len(body) and kinds[hi + 1] in joinable and names_read(body[hi + 1]) & made:
                 hi += 1
+                made |= self._writes(body[hi])
+                read |= names_read(body[hi])
                 continue
             if lo > 0 and kinds[lo - 1] in joinable:
                 makes = self._writes(body[lo - 1])
@@ -152,6 +156,8 @@ class WrapIncore:
                 remade = set().union(*(names_written(x) for x in body[lo:hi + 1] if isinstance(x, cst.SimpleStatementLine)))
                 if makes & read and not (makes - remade) & self.live.live_after(body[hi]):
                     lo -= 1
+                    made |= makes
+                    read |= names_read(body[lo])
                     continue
             return lo, hi
 
