@@ -13,6 +13,7 @@ import libcst as cst
 from ..model.inference import Site, plus
 from ..model.values import TENSOR, TILE, VEC, Val
 from ..syntax.nodes import attr_name, code, codes, is_name
+from ..syntax.traversal import content
 from .decisions import statement
 from .plan import RegionPlan, View
 
@@ -126,31 +127,19 @@ class HandOffs:
 
 def _uses_whole(statement, name: str, ops) -> bool:
     """Does the statement read `name` other than as the target of `name = assemble(name, ...)`?"""
-    found = False
 
-    class V(cst.CSTVisitor):
-        def visit_Assign(self, node: cst.Assign) -> bool:
+    def reads(node) -> bool:
+        kind = type(node)
+        if kind is cst.Name:
+            return node.value == name
+        if kind is cst.Assign:
             target = node.targets[0].target if len(node.targets) == 1 else None
             value = node.value
             if is_name(target, name) and isinstance(value, cst.Call) and ops.get(value) == "assemble" and value.args and is_name(value.args[0].value, name):
-                for arg in value.args[1:]:
-                    arg.visit(self)
-                return False
-            value.visit(self)
-            return False
+                return any(reads(arg.value) for arg in value.args[1:])
+            return reads(value)
+        if kind is cst.Attribute or kind is cst.Arg:  # not an attribute's name nor a keyword
+            return reads(node.value)
+        return any(reads(child) for child in content(node))
 
-        def visit_Name(self, node: cst.Name) -> None:
-            nonlocal found
-            if node.value == name:
-                found = True
-
-        def visit_Attribute(self, node: cst.Attribute) -> bool:
-            node.value.visit(self)
-            return False
-
-        def visit_Arg(self, node: cst.Arg) -> bool:
-            node.value.visit(self)
-            return False
-
-    statement.visit(V())
-    return found
+    return reads(statement)

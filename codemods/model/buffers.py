@@ -32,6 +32,7 @@ import libcst as cst
 
 from .liveness import names_written
 from ..syntax.nodes import statements
+from ..syntax.traversal import content
 
 ALIGN = 32
 VIEW_OPS = frozenset({"reshape"})
@@ -173,7 +174,7 @@ class _Replay:
             elif isinstance(n, cst.Attribute):
                 scan(n.value)
             else:
-                for child in n.children:
+                for child in content(n):
                     scan(child)
 
         if isinstance(node, cst.Call):
