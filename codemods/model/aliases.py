@@ -131,10 +131,10 @@ def _params(params: cst.Parameters):
 
 def dotted(node: cst.BaseExpression) -> list[str] | None:
     parts: list[str] = []
-    while isinstance(node, cst.Attribute):
+    while type(node) is cst.Attribute:  # exact types: LibCST's classes are final (no ABCMeta)
         parts.append(node.attr.value)
         node = node.value
-    if not isinstance(node, cst.Name):
+    if type(node) is not cst.Name:
         return None
     parts.append(node.value)
     return parts[::-1]

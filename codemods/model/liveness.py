@@ -24,17 +24,20 @@ def names_read(node: cst.CSTNode) -> frozenset[str]:
     targets: set[int] = set()
     names: list[cst.Name] = []
     for n in own:
-        if isinstance(n, cst.Name):
+        # Exact types: LibCST's node classes are final, and `isinstance` on them goes through
+        # ABCMeta (this runs for every node of every statement).
+        kind = type(n)
+        if kind is cst.Name:
             names.append(n)
-        elif isinstance(n, cst.Assign):
+        elif kind is cst.Assign:
             for t in n.targets:
                 targets.update(id(x) for x in _target_names(t.target))
-        elif isinstance(n, cst.AnnAssign):
+        elif kind is cst.AnnAssign:
             targets.update(id(x) for x in _target_names(n.target))
-            targets.update(id(x) for x in walk(n.annotation) if isinstance(x, cst.Name))  # types, not values
-        elif isinstance(n, (cst.Attribute,)):
+            targets.update(id(x) for x in walk(n.annotation) if type(x) is cst.Name)  # types, not values
+        elif kind is cst.Attribute:
             targets.add(id(n.attr))
-        elif isinstance(n, cst.Arg) and n.keyword is not None:
+        elif kind is cst.Arg and n.keyword is not None:
             targets.add(id(n.keyword))
     # What a target excludes is always in the same statement: inner statements answer alone.
     return frozenset(n.value for n in names if id(n) not in targets).union(*map(names_read, nested))
@@ -46,10 +49,11 @@ def names_written(node: cst.CSTNode) -> frozenset[str]:
     own, nested = own_and_nested(node)
     out: set[str] = set()
     for n in own:
-        if isinstance(n, cst.Assign):
+        kind = type(n)
+        if kind is cst.Assign:
             for t in n.targets:
                 out.update(x.value for x in _target_names(t.target))
-        elif isinstance(n, (cst.AnnAssign, cst.AugAssign)):
+        elif kind is cst.AnnAssign or kind is cst.AugAssign:
             out.update(x.value for x in _target_names(n.target))
     return frozenset(out).union(*map(names_written, nested))
 
