@@ -30,8 +30,13 @@ from ..model.values import ACC, LEFT, RIGHT, SCALAR, TENSOR, TILE, UNKNOWN, VEC,
 
 SHAPED = {"load": 2, "create_tile": 0, "tile.full": 0}
 
+# What arithmetic on scalars makes a scalar of (exact types: LibCST's node classes are final).
+_OPERATIONS = frozenset({cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.BooleanOperation})
+
+
 
 @dataclass(frozen=True)
+
 class Violation:
     node: cst.CSTNode
     message: str
@@ -146,7 +151,8 @@ class StrictChecker:
 
     # -- expressions ---------------------------------------------------------------------
     def _expr(self, node, env, region, stmt) -> Val:
-        if isinstance(node, cst.Name):
+        kind = type(node)  # exact types: LibCST's node classes are final (no ABCMeta)
+        if kind is cst.Name:
             v = env.get(node.value)
             if v is None:
                 # Only the numbers of the module and builder are known scalars; a helper, an
@@ -156,20 +162,20 @@ class StrictChecker:
                 where = f"kernel {region}" if region else "orchestration"
                 self._advice(node, f"Tile {node.value} of kernel {v.home} is used in {where}: a Tile cannot cross a kernel boundary")
             return v.val
-        if isinstance(node, cst.Call):
+        if kind is cst.Call:
             op = self.ops.get(node)
             if op is None:
                 for a in node.args:
                     self._expr(a.value, env, region, stmt)
                 return Val(UNKNOWN)
             return self._call(op, node, env, region, stmt)
-        if isinstance(node, (cst.List, cst.Tuple)):
+        if kind is cst.List or kind is cst.Tuple:
             for e in node.elements:
                 self._expr(e.value, env, region, stmt)
             return Val(UNKNOWN)
-        if isinstance(node, (cst.Integer, cst.Float)):
+        if kind is cst.Integer or kind is cst.Float:
             return Val(SCALAR)
-        known = isinstance(node, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.BooleanOperation))
+        known = kind in _OPERATIONS
         for child in content(node):
             if isinstance(child, cst.BaseExpression):
                 known = self._expr(child, env, region, stmt).kind == SCALAR and known

@@ -30,11 +30,13 @@ class RegionScan:
         uses: dict[str, list[tuple]] = defaultdict(list)
 
         def visit(node, parent_op=None, parent_index=None, grand=None, call=None):
-            if isinstance(node, cst.Name):
+            # Exact types: LibCST's node classes are final (`isinstance` goes through ABCMeta).
+            kind = type(node)
+            if kind is cst.Name:
                 rp.name_nodes.setdefault(node.value, []).append(node)
                 uses[node.value].append((parent_op, parent_index, grand, call))
                 return
-            if isinstance(node, cst.Call):
+            if kind is cst.Call:
                 op = self.ops.get(node)
                 for i, arg in enumerate(node.args):
                     if arg.keyword is not None:
@@ -43,7 +45,7 @@ class RegionScan:
                         visit(arg.value, op, i, (parent_op, parent_index), node)
                 visit(node.func, None, None)
                 return
-            if isinstance(node, cst.Attribute):
+            if kind is cst.Attribute:
                 visit(node.value)
                 return
             for child in content(node):

@@ -26,8 +26,13 @@ from .kernels import evaluate
 from .results import result_val
 from .values import ACC, SCALAR, SCALAR_VAL, TENSOR, TILE, UNKNOWN_VAL, VEC, Val
 
+# What arithmetic on scalars makes a scalar of (exact types: LibCST's node classes are final).
+_OPERATIONS = frozenset({cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.BooleanOperation})
+
+
 
 @dataclass
+
 class Site:
     """Where an expression sits: its statement, its region, the name it is assigned to."""
 
@@ -49,7 +54,8 @@ class Inference:
 
     # -- expressions ---------------------------------------------------------------------
     def _expr(self, node, env, sc: Site) -> Val:
-        if isinstance(node, cst.Name):
+        kind = type(node)  # exact types: LibCST's node classes are final (no ABCMeta)
+        if kind is cst.Name:
             if node.value in env:
                 return env[node.value]
             if node.value in self.escaped:
@@ -58,20 +64,20 @@ class Inference:
             # A number of the module or builder is a scalar; any other free name (a helper,
             # an import, a global of unknown value) is unknown, not guessed.
             return SCALAR_VAL if node.value in self.consts else UNKNOWN_VAL
-        if isinstance(node, (cst.Integer, cst.Float)):
+        if kind is cst.Integer or kind is cst.Float:
             return SCALAR_VAL
-        if isinstance(node, cst.Call):
+        if kind is cst.Call:
             op = self.ops.get(node)
             if op is None:
                 for arg in node.args:
                     self._expr(arg.value, env, sc.inner())
                 return UNKNOWN_VAL
             return self._call(op, node, env, sc)
-        if isinstance(node, (cst.List, cst.Tuple)):
+        if kind is cst.List or kind is cst.Tuple:
             for element in node.elements:
                 self._expr(element.value, env, sc.inner())
             return UNKNOWN_VAL
-        if isinstance(node, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.BooleanOperation)):
+        if kind in _OPERATIONS:
             known = True
             for child in content(node):
                 if isinstance(child, cst.BaseExpression):
@@ -81,10 +87,8 @@ class Inference:
                     known = known and v.kind == SCALAR
             # Arithmetic on scalars is a scalar; on something unknown (`x.shape[0] // 2`), unknown.
             return SCALAR_VAL if known else UNKNOWN_VAL
-        if isinstance(node, (cst.Attribute, cst.Subscript)):
-            if isinstance(node, cst.Subscript):
-                self._expr(node.value, env, sc.inner())
-            return UNKNOWN_VAL
+        if kind is cst.Subscript:
+            self._expr(node.value, env, sc.inner())
         return UNKNOWN_VAL
 
     def _call(self, op: str, node: cst.Call, env, sc: Site) -> Val:
