@@ -49,9 +49,9 @@ def run_rules(rules, api):
     the runner does for that step."""
     known = frozenset(r.id for r in rules) | {LEFTOVER_ID}
 
-    def apply(text: str, only: tuple[str, ...] = ()):
+    def apply(text: str, only: tuple[str, ...] = (), strict: bool = False):
         chosen = tuple(r for r in rules if ((r.id in only or r.name in only) if only else r.step == api.step))
-        return migrate(text, chosen, api, known)
+        return migrate(text, chosen, api, known, strict=strict)
 
     return apply
 

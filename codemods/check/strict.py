@@ -21,7 +21,8 @@ import libcst as cst
 
 from ..model.annotations import differences
 from ..model.results import result_val
-from ..model.kernels import OpIndex, chunked_bounds, find_regions, kernel_functions, parameter_value
+from ..model.kernels import (COUNTER, OpIndex, chunked_bounds, find_regions, kernel_functions, loop_targets,
+                             parameter_value, scalar_dtype, scope_kind)
 from ..syntax.memo import cached
 from ..syntax.nodes import code, statements
 from ..syntax.traversal import ancestors, content
@@ -65,6 +66,7 @@ class StrictChecker:
             self.regions = {r.node: r for r, _ in find_regions(kf.node, self.ops, env_numbers)}
             self.kinds = {r.index: r.kind for r in self.regions.values()}
             self.loops = 0
+            self.auto = 0  # the auto_incore blocks open around the statement
             self.constants = kf.constants
             env: dict[str, _V] = {}
             self.tile_homes: dict[str, int] = {}
@@ -104,7 +106,11 @@ class StrictChecker:
                     name = small.targets[0].target.value
                     value = self._expr(small.value, env, region, s)
                     env[name] = _V(value, region)
-                    if value.kind == TILE and region is not None:
+                    if region is None:
+                        # Measured: bound again in orchestration (a Tensor there), the name no longer
+                        # carries the earlier kernel's Tile: a later kernel may bind it in a loop.
+                        self.tile_homes.pop(name, None)
+                    elif value.kind == TILE:
                         first = self.tile_homes.setdefault(name, region)
                         if first != region:
                             # Measured: a Tile name an earlier kernel bound is rejected where it is bound
@@ -129,20 +135,29 @@ class StrictChecker:
                         self._expr(small.value, env, region, s)
         elif isinstance(s, cst.For):
             self._expr(s.iter, env, region, s)
-            for which, bound in chunked_bounds(s, self.ops):
+            for which, bound in chunked_bounds(s, self.ops) if self.auto else ():
                 if isinstance(bound, cst.BinaryOperation):
-                    # Measured on c39: a chunked loop's start, stop and step must each be a constant
-                    # (a name or a literal): `H * QB` is refused, a loop without chunk= takes it.
+                    # Measured on c39: under pl.auto_incore(), whose pass splits chunked loops, a
+                    # chunked loop's start, stop and step must each be a constant (a name or a
+                    # literal): `H * QB` is refused; a loop without chunk=, or one outside
+                    # auto_incore (a kernel's, an incore block's, orchestration's), takes it.
                     self._bad(bound, f"Chunked loop {which} must be a compile-time integer constant, "
                               f"got {type(bound.operator).__name__}: hoist it into a named constant")
-            if isinstance(s.target, cst.Name):
-                env[s.target.value] = _V(Val(SCALAR))
+            for name, how, start in loop_targets(s, self.ops):
+                if how == COUNTER:
+                    env[name] = _V(Val(SCALAR))
+                else:  # a carried value starts as its init value; an unpacked one is not known
+                    known = env.get(start.value) if type(start) is cst.Name else None
+                    env[name] = known if known is not None else _V(Val(UNKNOWN), region)
             inner_loop = region is not None  # a loop inside a kernel (its names are carried)
             self.loops += inner_loop
             self._block(statements(s), env, here)
             self.loops -= inner_loop
         elif isinstance(s, cst.With):
+            auto = any(scope_kind(item.item, self.ops) == "auto_incore" for item in s.items)
+            self.auto += auto
             self._block(statements(s), env, here)
+            self.auto -= auto
         elif isinstance(s, (cst.If, cst.While)):
             self._expr(s.test, env, region, s)
             self._block(statements(s), env, region)
@@ -248,7 +263,7 @@ class StrictChecker:
         """The result's kind and space as the idioms demand, with the shape and dtype the API
         table gives it (so that annotations can be held to them)."""
         kind = self._kind_and_space(op, spec, node, pos, kw, vals)
-        typed = result_val(spec, vals, pos, kw, _scalar_dtype)
+        typed = result_val(spec, vals, pos, kw, lambda n: scalar_dtype(n, self.constants))
         if typed.kind != kind.kind or kind.kind not in (TENSOR, TILE):
             return kind
         shape = typed.shape
@@ -329,13 +344,6 @@ def _holders(module: cst.Module, nodes: list) -> frozenset[int]:
 
 def _type(v: Val) -> str:
     return {TENSOR: "TensorType", TILE: "TileType", SCALAR: "ScalarType"}.get(v.kind, "an unknown type")
-
-
-def _scalar_dtype(node) -> str | None:
-    """The DSL's type of a literal: a float is an FP32 scalar, an int an INDEX one."""
-    if isinstance(node, cst.Float):
-        return "FP32"
-    return "INDEX" if isinstance(node, cst.Integer) else None
 
 
 def _attr(node) -> str | None:

@@ -26,7 +26,8 @@ from ..check.strict import rejected_within
 from ..model.annotations import differences, fully_known
 from ..model.extents import runtime_names
 from ..model.inference import Inference, Site
-from ..model.kernels import KernelFunction, OpIndex, Region, find_regions, kernel_functions, module_alias, parameter_value, scope_kind
+from ..model.kernels import (COUNTER, KernelFunction, OpIndex, Region, find_regions, kernel_functions, loop_targets,
+                             module_alias, parameter_value, scope_kind)
 from ..model.liveness import Liveness
 from ..model.shapes import ShapeConstants
 from ..model.values import SCALAR_VAL, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, Val, join
@@ -139,10 +140,14 @@ class Planner(HandOffs, Decisions, Inference, RegionScan, RejectionScope, ShapeC
                 auto = any(scope_kind(item.item, self.ops) == "auto_incore" for item in s.items)
                 self._block(statements(s), env, rp, s if auto else scope)
         elif isinstance(s, cst.For):
-            if isinstance(s.target, cst.Name):
-                env[s.target.value] = SCALAR_VAL
+            for name, how, start in loop_targets(s, self.ops):
+                if how == COUNTER:
+                    env[name] = SCALAR_VAL
+                else:  # a carried value starts as its init value; an unpacked one is not known
+                    env[name] = env.get(start.value, UNKNOWN_VAL) if type(start) is cst.Name else UNKNOWN_VAL
             self._expr(s.iter, env, Site(s, rp))
-            self._hoist_loop_bounds(s)
+            if _auto_incore(scope, self.ops):  # only auto_incore splits chunked loops (measured)
+                self._hoist_loop_bounds(s)
             inner = self.by_node.get(s)
             if inner is not None:
                 self._region(inner, env)
@@ -278,3 +283,7 @@ class Planner(HandOffs, Decisions, Inference, RegionScan, RejectionScope, ShapeC
 def plan_module(module: cst.Module, api: ApiTable, text: str | None = None) -> Plan:
     return Planner(module, api, text).run()
 
+
+def _auto_incore(scope, ops) -> bool:
+    """Whether a planner scope is a `with pl.auto_incore():` (or a `pl.at` asking for chunked loops)."""
+    return isinstance(scope, cst.With) and any(scope_kind(item.item, ops) == "auto_incore" for item in scope.items)

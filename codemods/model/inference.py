@@ -22,7 +22,7 @@ import libcst as cst
 from ..syntax.nodes import attr_name, code, codes
 from ..syntax.traversal import content, walk
 from .extents import constant_bound
-from .kernels import evaluate
+from .kernels import evaluate, scalar_dtype
 from .results import result_val
 from .values import ACC, SCALAR, SCALAR_VAL, TENSOR, TILE, UNKNOWN_VAL, VEC, Val
 
@@ -333,33 +333,7 @@ class Inference:
 
     # -- helpers -------------------------------------------------------------------------
     def _scalar_dtype(self, node) -> str | None:
-        """The type the DSL gives a Python number: a float is an FP32 scalar, an int an INDEX one."""
-        if self._is_float(node):
-            return "FP32"
-        if isinstance(node, cst.Integer) or (isinstance(node, cst.UnaryOperation) and isinstance(node.expression, cst.Integer)):
-            return "INDEX"
-        if isinstance(node, cst.Name) and node.value in self.consts:
-            return "INDEX"
-        return None
-
-    def _is_float(self, node) -> bool:
-        """Whether a scalar expression is a Python float: a float literal, a true division, or a
-        constant defined by one (the DSL folds them into FP32 scalars)."""
-        if isinstance(node, cst.Float):
-            return True
-        if isinstance(node, cst.UnaryOperation):
-            return self._is_float(node.expression)
-        if isinstance(node, cst.BinaryOperation):
-            return isinstance(node.operator, cst.Divide) or self._is_float(node.left) or self._is_float(node.right)
-        if isinstance(node, cst.Name) and node.value in self.consts:
-            c = self.consts[node.value]
-            if not float(c.value).is_integer():
-                return True
-            for small in getattr(c.statement, "body", ()):
-                if (isinstance(small, cst.Assign) and len(small.targets) == 1
-                        and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == node.value):
-                    return self._is_float(small.value)
-        return False
+        return scalar_dtype(node, self.consts)
 
     def _operand_name(self, node) -> str:
         """How a report names an operand: `x_chunk`, `a tile of wq`, `a pl.cast result`."""

@@ -220,6 +220,38 @@ class Constant:
     level: str  # "module" | "builder"
 
 
+def scalar_dtype(node, constants: dict[str, Constant]) -> str | None:
+    """The type the DSL gives a Python number: a float is an FP32 scalar, an int an INDEX one
+    (literals, negated ones, arithmetic on them, and the module's and builder's constants)."""
+    if is_float(node, constants):
+        return "FP32"
+    if isinstance(node, cst.Integer) or (isinstance(node, cst.UnaryOperation) and isinstance(node.expression, cst.Integer)):
+        return "INDEX"
+    if isinstance(node, cst.Name) and node.value in constants:
+        return "INDEX"
+    return None
+
+
+def is_float(node, constants: dict[str, Constant]) -> bool:
+    """Whether a scalar expression is a Python float: a float literal, a true division, or a
+    constant defined by one (the DSL folds them into FP32 scalars)."""
+    if isinstance(node, cst.Float):
+        return True
+    if isinstance(node, cst.UnaryOperation):
+        return is_float(node.expression, constants)
+    if isinstance(node, cst.BinaryOperation):
+        return isinstance(node.operator, cst.Divide) or is_float(node.left, constants) or is_float(node.right, constants)
+    if isinstance(node, cst.Name) and node.value in constants:
+        c = constants[node.value]
+        if not float(c.value).is_integer():
+            return True
+        for small in getattr(c.statement, "body", ()):
+            if (isinstance(small, cst.Assign) and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == node.value):
+                return is_float(small.value, constants)
+    return False
+
+
 def _assignments(body) -> list[tuple[str, cst.BaseExpression, cst.CSTNode]]:
     out = []
     for statement in body:
@@ -402,6 +434,46 @@ def chunked_bounds(loop: cst.For, ops: dict[cst.CSTNode, str]) -> list[tuple[str
     pos = [a.value for a in call.args if a.keyword is None and not a.star]
     roles = {1: ("stop",), 2: ("start", "stop"), 3: ("start", "stop", "step")}.get(len(pos), ())
     return list(zip(roles, pos))
+
+
+COUNTER, CARRIED, UNPACKED = "counter", "carried", "unpacked"
+
+
+def loop_targets(loop: cst.For, ops: dict[cst.CSTNode, str]) -> list[tuple[str, str, cst.BaseExpression | None]]:
+    """What a `for` binds: (name, how, start) for each name of its target. A plain target is
+    the loop's COUNTER; `for i, (acc,) in pl.range(n, init_values=(t0,))` binds the counter `i`
+    and CARRIED `acc`, which starts as `t0`; any other unpacked name is UNPACKED (its value is
+    not known here). Every name is rebound: none keeps what it was before the loop."""
+    target = loop.target
+    if type(target) is cst.Name:
+        return [(target.value, COUNTER, None)]
+    call = loop.iter
+    inits: list = []
+    if type(call) is cst.Call and ops.get(call) in ("range", "parallel", "unroll"):
+        init = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "init_values"), None)
+        if type(init) in (cst.Tuple, cst.List):
+            inits = [e.value for e in init.elements]
+    elements = [e.value for e in target.elements] if type(target) in (cst.Tuple, cst.List) else []
+    if inits and len(elements) == 2 and type(elements[0]) is cst.Name and type(elements[1]) in (cst.Tuple, cst.List):
+        carried = [e.value for e in elements[1].elements]
+        out = [(elements[0].value, COUNTER, None)]
+        for i, name in enumerate(carried):
+            if type(name) is cst.Name:
+                out.append((name.value, CARRIED, inits[i] if i < len(inits) else None))
+            else:
+                out.extend((n.value, UNPACKED, None) for n in _names_in(name))
+        return out
+    return [(n.value, UNPACKED, None) for n in _names_in(target)]
+
+
+def _names_in(target) -> list[cst.Name]:
+    if type(target) is cst.Name:
+        return [target]
+    if type(target) in (cst.Tuple, cst.List):
+        return [n for e in target.elements for n in _names_in(e.value)]
+    if type(target) is cst.StarredElement:
+        return _names_in(target.value)
+    return []
 
 
 def _parallel_region(loop: cst.For, scope, index: int, ops, env) -> Region | None:

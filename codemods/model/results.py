@@ -110,8 +110,11 @@ def _dtype(spec: Op, vals, pos, kw, like: Val, scalar_dtype, kind: str) -> str |
     rule = spec.dtype
     if rule.startswith("param:"):
         return attr_name(argument(spec, rule[len("param:"):], pos, kw))
-    if rule == "matmul":  # a tile matmul accumulates in FP32; a tensor one keeps its type unless told
-        return "FP32" if kind == TILE else attr_name(argument(spec, "out_dtype", pos, kw)) or like.dtype
+    if rule == "matmul":  # a tile matmul accumulates in FP32, of integers in INT32 (measured: INT8
+        # operands); a tensor one keeps its type unless told
+        if kind == TILE:
+            return "INT32" if like.dtype in NARROW_INTS else "FP32"
+        return attr_name(argument(spec, "out_dtype", pos, kw)) or like.dtype
     if rule and rule != "promote":
         return rule
     dtype = like.dtype
