@@ -163,6 +163,40 @@ def test_run_verify_writes_only_proved_files(tmp_path, monkeypatch):
     assert "deepseek_v3_2_decode_front.py: verified: equivalent" in again.stderr
 
 
+FEBRUARY_ROWS = '''
+import pypto.language as pl
+
+R = 4
+C = 128
+
+
+def build_rows_program():
+    @pl.program
+    class Rows:
+        @pl.function(type=pl.FunctionType.Opaque)
+        def rows(self, x: pl.Tensor[[R, C], pl.FP32], out: pl.Tensor[[R, C], pl.FP32]) -> pl.Tensor[[R, C], pl.FP32]:
+            with pl.auto_incore():
+                for i in pl.parallel(0, R, 1, chunk=2):
+                    out = pl.assemble(out, pl.exp(pl.view(x, [1, C], [i, 0])), [i, 0])
+            return out
+
+    return Rows
+'''
+
+
+def test_run_verify_means_what_the_target_means(tmp_path, monkeypatch):
+    """`run --target 2026-08 --verify` runs the migration with 2026-08's meaning (its `Out`
+    parameters are written back), as `verify --target 2026-08` does: before, run verified with
+    2026-03's and refused every migration to 2026-08 ("outputs differ"), on real kernels too."""
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "rows.py"
+    path.write_text(FEBRUARY_ROWS.lstrip("\n"))
+    result = CliRunner().invoke(main, ["run", "--target", "2026-08", "--verify", "--write", "--jobs", "1", "--no-cache", "rows.py"])
+    assert result.exit_code == 0, result.stderr
+    assert "rows.py: verified: equivalent" in result.stderr
+    assert "pl.Out[" in path.read_text() and "pl.view(" not in path.read_text()
+
+
 POSTPONED = '''
 from __future__ import annotations
 

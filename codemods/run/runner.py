@@ -209,7 +209,8 @@ def _verify(outcome: Outcome, text: str, output: str, job: Job) -> None:
 
     if "@" not in text or "program" not in text:
         return  # no @pl.program to run
-    verdict = verify((outcome.display, text), (f"{outcome.display} (migrated)", output), job.verify, load_api(job.rules_dir))
+    verdict = verify((outcome.display, text), (f"{outcome.display} (migrated)", output), job.verify, load_api(job.rules_dir),
+                     target=job.target)  # the migration means what the target version means
     if verdict.code == EQUIVALENT:
         outcome.notes.append(f"verified: {verdict.message}")
     elif verdict.code == MASKED:
