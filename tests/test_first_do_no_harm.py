@@ -200,3 +200,34 @@ def test_accepted_region_beside_a_rejected_one_is_kept(run_rules):
     kept = accepted.split("        return out\n")[0]
     assert result.output.startswith(kept)
     assert "pl.rsqrt(pl.slice" not in result.output
+
+
+CARRIED_AND_READ_AFTER = '''
+import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function
+    def f(self, x: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        acc = pl.create_tensor([16, 64], dtype=pl.FP32)
+        with pl.incore():
+            for k in pl.range(4):
+                t = pl.load(x, [0, 0], [16, 64], target_memory=pl.MemorySpace.Vec)
+                acc = pl.add(acc, t)
+            out = pl.store(acc, [0, 0], out)
+        out = pl.add(out, acc)
+        return out
+'''
+
+
+def test_a_carried_tensor_read_after_its_kernel_is_a_question_not_a_guess(run_rules):
+    """Loaded once before the loop, a carried Tensor must become the kernel's tile; when code
+    after the kernel reads it, the tile would also have to be written back. That is left to a
+    person at the loop's statement: before, the load was read in every turn, and the sum
+    started again from the tensor each time (a probe kernel's verify: 15733 of 16384 differ)."""
+    result = run_rules(CARRIED_AND_READ_AFTER.lstrip("\n"))
+    assert "pl.load(acc" not in result.output and "acc_tile" not in result.output
+    marker = "# pypto-migrate: review PTO008: acc is a Tensor this kernel's loop carries and code after the kernel reads"
+    lines = result.output.splitlines()
+    assert lines[lines.index(next(line for line in lines if marker in line)) + 1].strip() == "acc = pl.add(acc, t)"

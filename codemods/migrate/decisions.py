@@ -15,7 +15,8 @@ import libcst as cst
 from ..model.capacity import region_usage
 from ..model.inference import Site
 from ..model.values import ACC, LEFT, MAT, MATMUL_ACC_DTYPE, RIGHT, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, VEC, Val
-from ..syntax.nodes import attr_name, code
+from ..model.liveness import names_written
+from ..syntax.nodes import attr_name, code, statements
 from .matmul_flags import tile_matmul_keywords
 from .plan import Allocation, RegionPlan, StatementEdit
 
@@ -204,9 +205,28 @@ class Decisions:
                            statement("load", name=tile, tensor=arg.value, offsets=self._zeros(v), shape=self._shape_text(v.shape)))
                 self._alloc(rp, VEC, v.shape, v.dtype, f"load of {arg.value}", sc.node, tile)
         else:
+            carried = arg.value in rp.loop_bound and _carried(rp.body, sc.node, arg.value)
+            if carried and not self._carry_as_tile(rp, arg.value, sc):
+                return v
             tile = self._preamble(rp, arg.value, v, "tensor-operand-load")
+            if carried:
+                # Carried round a loop of the kernel (`acc = pl.add(acc, ...)`): loaded once at the
+                # start, it is the tile from then on, so every use and binding of the name in the
+                # kernel takes the tile's name; reading the load in each turn would drop the sum.
+                for node in rp.name_nodes.get(arg.value, ()):
+                    self.plan.decisions["tensor-operand-load"][node] = tile
         self.plan.decisions["tensor-operand-load"][arg] = tile
         return Val(TILE, v.shape, v.dtype, VEC)
+
+    def _carry_as_tile(self, rp: RegionPlan, name: str, sc: Site) -> bool:
+        """Whether a Tensor a kernel's loop carries can become the kernel's own tile: only when
+        nothing after the kernel reads it (the tile would have to be written back)."""
+        if name not in self.live.live_after(rp.region.node):
+            return True
+        self._flag("tensor-operand-load", sc.node, f"{name} is a Tensor this kernel's loop carries and code after the "
+                   f"kernel reads: load it once before the loop into a tile, accumulate into that tile, and store it "
+                   f"back to {name} after the loop")
+        return False
 
     def _preamble(self, rp: RegionPlan, tensor: str, v: Val, share: str) -> str:
         """A tensor loaded whole at the kernel's start; the first rule that needs it writes the load."""
@@ -260,3 +280,27 @@ class Decisions:
         if not self._in_region and id(node) not in self.hot:
             return  # orchestration code the target accepts: nothing to write into it
         self.plan.flags.append((rule, node, message))
+
+
+def _carried(body: list, statement, name: str) -> bool:
+    """Whether `statement` (in `body`, at any depth) is inside a loop that binds `name`: a value
+    its turns hand to each other."""
+    for s in body:
+        inner = _inner(s)
+        if _holds(inner, statement):
+            if type(s) in (cst.For, cst.While) and name in names_written(s):
+                return True
+            return _carried(inner, statement, name)
+    return False
+
+
+def _inner(s) -> list:
+    """The statements a compound statement holds: its body and its else's (an elif is one)."""
+    if not isinstance(s, cst.BaseCompoundStatement):
+        return []
+    orelse = getattr(s, "orelse", None)
+    return [*statements(s), *([orelse] if isinstance(orelse, cst.If) else statements(orelse) if orelse is not None else [])]
+
+
+def _holds(body: list, statement) -> bool:
+    return any(s is statement or _holds(_inner(s), statement) for s in body)
