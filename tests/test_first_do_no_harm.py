@@ -231,3 +231,39 @@ def test_a_carried_tensor_read_after_its_kernel_is_a_question_not_a_guess(run_ru
     marker = "# pypto-migrate: review PTO008: acc is a Tensor this kernel's loop carries and code after the kernel reads"
     lines = result.output.splitlines()
     assert lines[lines.index(next(line for line in lines if marker in line)) + 1].strip() == "acc = pl.add(acc, t)"
+
+
+RUNTIME_TRIPS = '''
+import pypto.language as pl
+
+B = 2
+S = 64
+H = 128
+T = 16
+
+
+@pl.program
+class P:
+    @pl.function
+    def f(self, x: pl.Tensor[[B, S, H], pl.FP32], lens: pl.Tensor[[B], pl.INT32],
+          y: pl.Tensor[[B, S, H], pl.FP32]) -> pl.Tensor[[B, S, H], pl.FP32]:
+        with pl.auto_incore():
+            for b in pl.range(B):
+                n_tiles = (pl.tensor.read(lens, [b]) + T - 1) // T
+                for p in pl.parallel(0, n_tiles, 1, chunk=2):
+                    acc = pl.create_tensor([T, H], dtype=pl.FP32)
+                    acc = pl.assemble(acc, pl.exp(pl.view(x, [T, H], [b, p * T, 0])), [0, 0])
+                    y = pl.assemble(y, pl.view(acc, [T, H], [0, 0]), [b, p * T, 0])
+        return y
+'''
+
+
+def test_a_hand_off_buffer_needs_a_trip_count_known_when_it_is_made(run_rules):
+    """A hand-off buffer is made before the loop with a slot per turn. When the number of turns
+    is read at run time inside an outer loop, it is not defined there: before, the buffer was
+    made with it anyway (e2d0f78ae: "Undefined variable 'n_tiles'", no marker)."""
+    result = run_rules(RUNTIME_TRIPS.lstrip("\n"))
+    assert "pl.create_tensor([n_tiles" not in result.output
+    lines = result.output.splitlines()
+    at = next(i for i, line in enumerate(lines) if "review PTO004: acc is made and assembled in each turn" in line)
+    assert lines[at + 1].strip().startswith("for p in pl.parallel(0, n_tiles")

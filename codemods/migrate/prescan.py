@@ -7,6 +7,8 @@ kernels (renamed), which buffers are never read (padding).
 
 from __future__ import annotations
 
+import ast
+
 from collections import defaultdict
 
 import libcst as cst
@@ -98,6 +100,16 @@ class RegionScan:
                 # One run of the block: the Tensor can simply be made before it.
                 rp.hoisted.add(name)
                 continue
+            trips = region.trip_count()
+            runtime = sorted(n for n in _names(trips) if n not in self.consts)
+            if runtime:
+                # The buffer is made before the loop with one slot per turn: a count known only
+                # at run time (a length read in an outer loop) is not defined there.
+                known = "" if runtime == [trips] else f" ({', '.join(runtime)})"
+                self._flag("handoff-buffer", region.node, f"{name} is made and assembled in each turn of this loop and "
+                           f"handed on: a buffer with a slot per turn needs the number of turns, and {trips} is known "
+                           f"only at run time{known}: give the buffer a constant bound by hand")
+                continue
             call = next(v for v in assigns[name] if self._call_op(v) == "create_tensor")
             shape, dtype, valid = self._creation(call)
             buffer = self._fresh(f"{name}_buf")
@@ -173,3 +185,10 @@ class RegionScan:
                 else:
                     seen[name] = p
 
+
+def _names(expr: str) -> set[str]:
+    """The names an expression's text reads."""
+    try:
+        return {n.id for n in ast.walk(ast.parse(expr, mode="eval")) if isinstance(n, ast.Name)}
+    except SyntaxError:
+        return {expr}
