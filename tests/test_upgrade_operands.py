@@ -32,3 +32,32 @@ def test_an_index_start_of_arange_is_cast_to_its_dtype():
 def test_a_literal_start_of_arange_is_left_alone():
     text = ARANGE.format(start="0")
     assert upgrade(text).output == text
+
+
+FLAG_LOOP = '''
+import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        done = 0
+        for i in pl.range(4):
+            if not done:
+                t = pl.load(x, [0, 0], [16, 64], target_memory=pl.MemorySpace.Vec)
+                out = pl.store(t, [0, 0], out)
+                done = 1
+        return out
+'''
+
+
+def test_not_of_a_flag_bound_to_numbers_keeps_its_bitwise_meaning_as_a_bool_test():
+    """`done = 0` and `done = 1` make an INDEX variable of the DSL: c39's `not done` was bitwise
+    (always true here), 2026-08's is logical (true once). PTO141 keeps `~done` and flags it, and
+    PTO149 makes the test a Bool: `(~done) != 0` (accepted by e2d0f78ae; verify: equivalent).
+    Before, the name was taken for a number the parser folds and the line was left unmarked."""
+    result = upgrade(FLAG_LOOP.lstrip("\n"))
+    lines = result.output.splitlines()
+    at = lines.index("            if (~done) != 0:")
+    assert "review PTO141: `not done` was a bitwise not of the INDEX `done`" in lines[at - 1]

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from ...model.extents import assignments, runtime_names
 from ...model.kernels import builder_constants, evaluate, module_alias, module_constants
 from ...model.results import promote
 from ...model.values import SCALAR, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, Val
@@ -356,6 +357,19 @@ def _call(call: cst.Call, env, info: Module) -> Val:
 
 def self_text(node) -> str:
     return code(node) if node is not None else ""
+
+
+def number_variable(info: Module, operand, site: Site) -> Val | None:
+    """A name the function binds only to Python numbers (`done = 0`, later `done = 1`) is a
+    variable of the DSL, not a number the parser folds: an INDEX scalar when every value is an
+    int, an FP32 one when one is a float (as PTO153 measured such bindings); None otherwise."""
+    if type(operand) is not cst.Name or operand.value not in runtime_names(site.function):
+        return None
+    constants = (info.local or {}).get(site.function, info.constants)
+    folded = [evaluate(code(a.value), constants) for a in assignments(site.function, operand.value)]
+    if not folded or any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in folded):
+        return None
+    return scalar("FP32" if any(isinstance(v, float) for v in folded) else "INDEX")
 
 
 def is_int(val: Val) -> bool:

@@ -12,13 +12,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ...model.extents import assignments, runtime_names
-from ...model.kernels import evaluate
-from ...model.values import SCALAR, TENSOR, TILE, Val
-from ...syntax.nodes import code
+from ...model.values import SCALAR, TENSOR, TILE
 from ...syntax.traversal import walk
 from .upgrade_base import Upgrade, after_2026_03, argument
-from .upgrade_infer import Site, infer, is_int
+from .upgrade_infer import Site, infer, is_int, number_variable
 
 SPACE = cst.SimpleWhitespace(" ")
 
@@ -173,34 +170,17 @@ class LogicalNot(Upgrade):
                 continue
             operand = self.info.type_of(node.expression, site.env)
             if operand.kind == SCALAR and operand.dtype == "const":
-                operand = self._variable(node.expression, site) or operand
+                operand = number_variable(self.info, node.expression, site) or operand
             if operand.kind == SCALAR and operand.dtype in ("BOOL", "const"):
                 continue  # a 1-bit value: bitwise and logical not agree; constants Python folds
             what = self.text(node.expression)
             if is_int(operand):
-                # The whole test of an `if`/`while` must be a Bool at 2026-08 (PTO149): the bitwise
-                # value is tested as the old truthiness did, `~x != 0`.
-                test = getattr(site.statement, "test", None) is node
-                self.rewrite(node, _bitwise_test if test else _bitwise)
-                kept = f"`~{what} != 0`" if test else "`~`"
+                self.rewrite(node, _bitwise)
                 self.flag(site, f"`not {what}` was a bitwise not of the {operand.dtype} `{what}` and is logical now; "
-                                f"kept bitwise as {kept}; if a logical test was meant, write `{what} == 0`")
+                                f"kept bitwise as `~`; if a logical test was meant, write `{what} == 0`")
             else:
                 self.flag(site, f"`not {what}`: at 2026-03 `not` of an integer scalar was bitwise (now logical); the "
                                 f"type of `{what}` is not known here: use `~` for bitwise or compare with 0")
-
-
-    def _variable(self, operand, site: Site) -> Val | None:
-        """A name the function binds only to Python numbers (`done = 0`, later `done = 1`) is a
-        variable of the DSL, not a number the parser folds: an INDEX scalar when every value is
-        an int, an FP32 one when one is a float (as PTO153 measured the bindings)."""
-        if type(operand) is not cst.Name or operand.value not in runtime_names(site.function):
-            return None
-        constants = (self.info.local or {}).get(site.function, self.info.constants)
-        folded = [evaluate(code(a.value), constants) for a in assignments(site.function, operand.value)]
-        if not folded or any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in folded):
-            return None
-        return Val(SCALAR, (), "FP32" if any(isinstance(v, float) for v in folded) else "INDEX")
 
 
 def _bitwise(node: cst.UnaryOperation) -> cst.BaseExpression:
@@ -208,8 +188,3 @@ def _bitwise(node: cst.UnaryOperation) -> cst.BaseExpression:
     if isinstance(operand, (cst.BinaryOperation, cst.Comparison, cst.BooleanOperation)) and not operand.lpar:
         operand = operand.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     return cst.UnaryOperation(cst.BitInvert(), operand, lpar=node.lpar, rpar=node.rpar)
-
-
-def _bitwise_test(node: cst.UnaryOperation) -> cst.BaseExpression:
-    inner = _bitwise(node.with_changes(lpar=(), rpar=()))
-    return cst.Comparison(inner, [cst.ComparisonTarget(cst.NotEqual(), cst.Integer("0"))], lpar=node.lpar, rpar=node.rpar)

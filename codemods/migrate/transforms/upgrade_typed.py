@@ -10,7 +10,7 @@ import libcst as cst
 
 from ...model.values import SCALAR, TENSOR, TILE
 from .upgrade_base import Upgrade, after_2026_03, append_arg, argument, keyword, positional
-from .upgrade_infer import Site, is_int, number
+from .upgrade_infer import Site, is_int, number, number_variable
 
 SCRATCH = "{name} = pl.create_tile([{shape}], dtype=pl.{dtype}, target_memory=pl.MemorySpace.Vec)"
 
@@ -130,6 +130,8 @@ class BoolCondition(Upgrade):
         t = self.info.type_of(test, site.env)
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and not after_2026_03(self.ctx):
             inner = self.info.type_of(test.expression, site.env)
+            if inner.kind == SCALAR and inner.dtype == "const":
+                inner = number_variable(self.info, test.expression, site) or inner
             t = inner if is_int(inner) else t  # 2026-03: `not n` of an integer was an integer
         if is_int(t):
             self.rewrite(test, _nonzero)
