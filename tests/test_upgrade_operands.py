@@ -61,3 +61,35 @@ def test_not_of_a_flag_bound_to_numbers_keeps_its_bitwise_meaning_as_a_bool_test
     lines = result.output.splitlines()
     at = lines.index("            if (~done) != 0:")
     assert "review PTO141: `not done` was a bitwise not of the INDEX `done`" in lines[at - 1]
+
+
+TRANSPOSED_SCORES = '''
+import pypto.language as pl
+
+M = 16
+N = 64
+D = 128
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, q: pl.Tensor[[M, D], pl.BF16], kv: pl.Tensor[[N, D], pl.BF16],
+          out: pl.Out[pl.Tensor[[M, 1], pl.FP32]]) -> pl.Tensor[[M, 1], pl.FP32]:
+        left = pl.move(pl.load(q, [0, 0], [M, D], target_memory=pl.MemorySpace.Mat), target_memory=pl.MemorySpace.Left)
+        right = pl.move(pl.load(kv, [0, 0], [N, D], target_memory=pl.MemorySpace.Mat), target_memory=pl.MemorySpace.Right, transpose=True)
+        s = pl.move(pl.matmul(left, right), target_memory=pl.MemorySpace.Vec)
+        s_tmp = pl.create_tile([M, N], dtype=pl.FP32, target_memory=pl.MemorySpace.Vec)
+        out = pl.store(pl.row_max(s, s_tmp), [0, 0], out)
+        return out
+'''
+
+
+def test_a_transposed_operand_makes_the_product_of_the_swapped_shape():
+    """c39's `move(..., transpose=True)` (2026-08's transpose_view) swaps rows and columns, so
+    the scores are [M, N] and their [M, N] scratch is big enough: before, the product was typed
+    [M, D], PTO147 added a second [M, D] scratch and used it (verify: "tmp_tile [16, 128] does not
+    match the input [16, 64]"; Vec wasted)."""
+    result = upgrade(TRANSPOSED_SCORES.lstrip("\n"))
+    assert result.output.count("pl.create_tile(") == 1
+    assert "pl.row_max(s, s_tmp)" in result.output

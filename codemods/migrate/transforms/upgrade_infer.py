@@ -317,7 +317,8 @@ def _call(call: cst.Call, env, info: Module) -> Val:
         # is of that dtype (measured at c39fe714a and e2d0f78ae: casting a BF16 one to BF16 is refused)
         # (matmul_acc keeps its accumulator's dtype)
         same = name == "matmul" and a.kind == b.kind == TENSOR and a.dtype is not None and a.dtype == b.dtype
-        dtype = attr_name(out) if out is not None else a.dtype if same else "FP32"
+        # of integers, the cube accumulates in INT32 (measured at c39 for INT8, UINT8, INT16, INT32 operands)
+        dtype = attr_name(out) if out is not None else a.dtype if same else "INT32" if a.dtype in INTS else "FP32"
         if a.kind == b.kind and a.kind in (TENSOR, TILE) and a.shape and b.shape and len(a.shape) == len(b.shape) == 2:
             flags = {k: self_text(_arg(call, 99, k)) for k in ("a_trans", "b_trans")}
             m = a.shape[1] if flags["a_trans"] == "True" else a.shape[0]
@@ -333,6 +334,10 @@ def _call(call: cst.Call, env, info: Module) -> Val:
             n = b.shape[-2] if flags["b_trans"] else b.shape[-1]
             return Val(a.kind, (batch, m, n), dtype)
         return Val(a.kind, None, dtype) if a.kind in (TENSOR, TILE) else UNKNOWN_VAL
+    if base.kind == TILE and base.shape and len(base.shape) == 2 and (
+            name == "transpose_view" or (name == "move" and self_text(_arg(call, 99, "transpose")) == "True")):
+        # a transposed view (2026-08), or c39's move with transpose=True: rows and columns swap
+        return base.but(shape=base.shape[::-1], layout=None)
     if name == "dim":
         return scalar("INDEX")
     if name in ("cmp", "cmps"):
