@@ -197,6 +197,40 @@ def test_run_verify_means_what_the_target_means(tmp_path, monkeypatch):
     assert "pl.Out[" in path.read_text() and "pl.view(" not in path.read_text()
 
 
+SCALAR_OP_NAMES = '''
+import pypto.language as pl
+
+M = 16
+N = 64
+
+
+def build_scaled_program():
+    @pl.program
+    class Scaled:
+        @pl.function(type=pl.FunctionType.InCore)
+        def scaled(self, x: pl.Tensor[[M, N], pl.FP32], out: pl.Out[pl.Tensor[[M, N], pl.FP32]]) -> pl.Tensor[[M, N], pl.FP32]:
+            t = pl.load(x, [0, 0], [M, N], target_memory=pl.MemorySpace.Vec)
+            t = pl.adds(pl.muls(t, 2.0), 1.0)
+            out = pl.store(t, [0, 0], out)
+            return out
+
+    return Scaled
+'''
+
+
+def test_an_original_calling_the_scalar_ops_by_their_c39_names_runs(tmp_path, monkeypatch):
+    """c39's parser takes `pl.muls`/`pl.adds` (tile ops of a scalar) though its Python module has
+    no such names: the old profile must run them too. Before, verify stopped at "module
+    'pypto.language' has no attribute 'muls'" and run --verify refused a right migration."""
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "scaled.py"
+    path.write_text(SCALAR_OP_NAMES.lstrip("\n"))
+    result = CliRunner().invoke(main, ["run", "--target", "2026-08", "--verify", "--write", "--jobs", "1", "--no-cache", "scaled.py"])
+    assert result.exit_code == 0, result.stderr
+    assert "scaled.py: verified: equivalent" in result.stderr
+    assert "pl.muls" not in path.read_text()
+
+
 POSTPONED = '''
 from __future__ import annotations
 

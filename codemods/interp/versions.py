@@ -173,6 +173,10 @@ def install(pl, m) -> None:
         pl.tile.move = _laid_out_move(pl.tile.move)
         pl.fillpad = pl.tile.fillpad = pl.tensor.fillpad = lambda x, pad_value="zero": _fillpad(m, x, pad_value)
     else:
+        # c39's parser resolves `pl.adds/subs/muls/divs` to the tile ops of a scalar by name (its
+        # Python module has no such attributes; measured: c39 accepts a kernel that calls them)
+        for name in ("adds", "subs", "muls", "divs"):
+            setattr(pl, name, getattr(pl.tile, name))
         pl.sum = lambda x, axis=-1, keepdim=False: _axis_reduce(m, "sum", x, axis, keepdim)
         pl.max = lambda a, b=None, keepdim=False, axis=None: _max_min(m, max, "max", a, b, axis, keepdim)
         pl.min = lambda a, b=None, keepdim=False, axis=None: _max_min(m, min, "min", a, b, axis, keepdim)
