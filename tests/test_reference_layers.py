@@ -14,7 +14,7 @@ import pytest
 
 from codemods.interp.execute import Settings, load, make_inputs, run
 from codemods.interp.ops import OLD, Machine
-from codemods.model.kernels import module_constants
+from codemods.model.constants import module_constants
 from codemods.migrate.parsing import parse
 from conftest import FIXTURES
 

@@ -22,7 +22,8 @@ import libcst as cst
 from ..model.annotations import differences
 from ..model.results import result_val
 from ..model.kernels import (COUNTER, OpIndex, chunked_bounds, find_regions, kernel_functions, loop_targets,
-                             parameter_value, scalar_dtype, scope_kind)
+                             parameter_value, scope_kind)
+from ..model.constants import scalar_dtype
 from ..syntax.memo import cached
 from ..syntax.nodes import code, statements
 from ..syntax.traversal import ancestors, content

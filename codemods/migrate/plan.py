@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ..model.kernels import Constant, Region
+from ..model.kernels import Region
+from ..model.constants import Constant
 
 
 @dataclass

@@ -8,7 +8,7 @@ where both sides evaluate to numbers (or are written the same), a dtype where bo
 
 from __future__ import annotations
 
-from .kernels import evaluate
+from .constants import evaluate
 from .values import TENSOR, TILE, Val
 
 DTYPE_NAMES = {"BF16": "bfloat16", "FP16": "float16", "FP32": "fp32", "INT32": "int32", "INT64": "int64",

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from .buffers import replay, space_used
-from .kernels import evaluate
+from .constants import evaluate
 from ..rulebook.loading import ApiTable
 
 

@@ -22,7 +22,7 @@ import libcst as cst
 from ..syntax.nodes import attr_name, code, codes
 from ..syntax.traversal import content, walk
 from .extents import constant_bound
-from .kernels import evaluate, scalar_dtype
+from .constants import evaluate, scalar_dtype
 from .results import result_val
 from .values import ACC, SCALAR, SCALAR_VAL, TENSOR, TILE, UNKNOWN_VAL, VEC, Val
 

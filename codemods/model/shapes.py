@@ -11,7 +11,8 @@ import ast
 
 import libcst as cst
 
-from .kernels import Constant, chunked_bounds, evaluate
+from .kernels import chunked_bounds
+from .constants import Constant, evaluate
 from ..syntax.nodes import code, statements
 
 

@@ -1,7 +1,7 @@
 """What the inference knows of a value: its kind, shape, dtype and memory space.
 
 Shapes are kept as source expressions (`("BATCH_TILE", "K_CHUNK")`) so that generated
-code can say what the source said; `kernels.evaluate` turns them into numbers where the
+code can say what the source said; `constants.evaluate` turns them into numbers where the
 constants are known.
 """
 

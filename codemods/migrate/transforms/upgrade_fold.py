@@ -16,7 +16,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .upgrade_base import Upgrade, after_2026_03
-from ...model.kernels import evaluate
+from ...model.constants import evaluate
 from ...syntax.traversal import walk
 from .upgrade_infer import Site
 

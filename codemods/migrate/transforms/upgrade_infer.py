@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ...model.extents import assignments, runtime_names
-from ...model.kernels import builder_constants, evaluate, module_alias, module_constants
+from ...model.kernels import module_alias
+from ...model.constants import builder_constants, evaluate, module_constants
 from ...model.results import promote
 from ...model.values import SCALAR, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, Val
 from ...syntax.memo import cached

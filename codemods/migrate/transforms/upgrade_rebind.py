@@ -13,7 +13,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ...model.extents import assignments
-from ...model.kernels import evaluate
+from ...model.constants import evaluate
 from ...model.values import SCALAR, TENSOR, TILE, Val
 from ...syntax.nodes import code
 from .upgrade_base import Upgrade, argument, binding, keyword, kernel_scope

@@ -1,0 +1,152 @@
+"""The Python numbers of a pl program: the module's and the builder's constants, what an
+expression of them evaluates to, and the type the DSL gives a number.
+
+The compiler folds these when the program is built: a tile shape `[B, K]` or a loop bound
+`H * QB` is a number by then, which the planner, the strict check and the capacity model
+need to reason about sizes.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import libcst as cst
+
+from ..syntax.nodes import code
+
+
+_ARITH = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Div, ast.Mod, ast.Pow)
+
+
+def evaluate(expr: str, env: dict[str, float]) -> float | None:
+    """Plain arithmetic on literals and known names; None for anything else."""
+    tree = _parsed(expr.strip())
+    if tree is None:
+        return None
+
+    def ev(n: ast.AST) -> float:
+        if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool):
+            return n.value
+        if isinstance(n, ast.Name) and n.id in env:
+            return env[n.id]
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
+            v = ev(n.operand)
+            return -v if isinstance(n.op, ast.USub) else v
+        if isinstance(n, ast.BinOp) and isinstance(n.op, _ARITH):
+            a, b = ev(n.left), ev(n.right)
+            if isinstance(n.op, ast.Add):
+                return a + b
+            if isinstance(n.op, ast.Sub):
+                return a - b
+            if isinstance(n.op, ast.Mult):
+                return a * b
+            if isinstance(n.op, ast.FloorDiv):
+                return a // b
+            if isinstance(n.op, ast.Div):
+                return a / b
+            if isinstance(n.op, ast.Mod):
+                return a % b
+            return a**b
+        raise ValueError(n)
+
+    try:
+        value = ev(tree)
+    except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+        return None
+    return value if not isinstance(value, float) or math.isfinite(value) else None
+
+
+@lru_cache(maxsize=4096)
+def _parsed(expr: str) -> ast.AST | None:
+    """The expression's tree (only read): the same few hundred sizes are evaluated thousands
+    of times a file, once per tree and builder, and parsing was most of it."""
+    try:
+        return ast.parse(expr, mode="eval").body
+    except SyntaxError:
+        return None
+
+
+@dataclass
+class Constant:
+    name: str
+    value: float
+    statement: cst.CSTNode  # where it is defined (a statement, or the builder for parameters)
+    level: str  # "module" | "builder"
+
+
+def scalar_dtype(node, constants: dict[str, Constant]) -> str | None:
+    """The type the DSL gives a Python number: a float is an FP32 scalar, an int an INDEX one
+    (literals, negated ones, arithmetic on them, and the module's and builder's constants)."""
+    if is_float(node, constants):
+        return "FP32"
+    if isinstance(node, cst.Integer) or (isinstance(node, cst.UnaryOperation) and isinstance(node.expression, cst.Integer)):
+        return "INDEX"
+    if isinstance(node, cst.Name) and node.value in constants:
+        return "INDEX"
+    return None
+
+
+def is_float(node, constants: dict[str, Constant]) -> bool:
+    """Whether a scalar expression is a Python float: a float literal, a true division, or a
+    constant defined by one (the DSL folds them into FP32 scalars)."""
+    if isinstance(node, cst.Float):
+        return True
+    if isinstance(node, cst.UnaryOperation):
+        return is_float(node.expression, constants)
+    if isinstance(node, cst.BinaryOperation):
+        return isinstance(node.operator, cst.Divide) or is_float(node.left, constants) or is_float(node.right, constants)
+    if isinstance(node, cst.Name) and node.value in constants:
+        c = constants[node.value]
+        if not float(c.value).is_integer():
+            return True
+        for small in getattr(c.statement, "body", ()):
+            if (isinstance(small, cst.Assign) and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == node.value):
+                return is_float(small.value, constants)
+    return False
+
+
+def _assignments(body) -> list[tuple[str, cst.BaseExpression, cst.CSTNode]]:
+    out = []
+    for statement in body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                out.append((small.targets[0].target.value, small.value, statement))
+            elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
+                out.append((small.target.value, small.value, statement))
+    return out
+
+
+def module_constants(module: cst.Module) -> dict[str, Constant]:
+    env: dict[str, float] = {}
+    out: dict[str, Constant] = {}
+    for name, value, statement in _assignments(module.body):
+        v = evaluate(code(value), env)
+        if v is not None:
+            env[name] = v
+            out[name] = Constant(name, v, statement, "module")
+    return out
+
+
+def builder_constants(builder: cst.FunctionDef, outer: dict[str, Constant]) -> dict[str, Constant]:
+    """Builder parameters (their defaults) and its plain-arithmetic locals, over the module's."""
+    env = {name: c.value for name, c in outer.items()}
+    out: dict[str, Constant] = {}
+    for param in [*builder.params.posonly_params, *builder.params.params, *builder.params.kwonly_params]:
+        if param.default is not None:
+            v = evaluate(code(param.default), env)
+            if v is not None:
+                env[param.name.value] = v
+                out[param.name.value] = Constant(param.name.value, v, builder, "builder")
+    body = builder.body.body if isinstance(builder.body, cst.IndentedBlock) else ()
+    for name, value, statement in _assignments(body):
+        v = evaluate(code(value), env)
+        if v is not None:
+            env[name] = v
+            out[name] = Constant(name, v, statement, "builder")
+    return out
