@@ -15,16 +15,24 @@ class CallPattern:
     def __init__(self, rule: Rule, api: ApiTable) -> None:
         self.rule = rule
         try:
-            self.match = compile_call(rule.params["match"])
+            # One pattern, or several spellings of one call (`pl.view(x, shape=s, offset=o)`):
+            # the first that fits binds the replacement's metavariables.
+            written = rule.params["match"]
+            self.matches = [compile_call(m) for m in ([written] if isinstance(written, str) else written)]
             self.replace = compile_call(rule.params["replace"])
         except KeyError as exc:
             raise RuleFileError(f"{rule.path}: params needs '{exc.args[0]}'") from exc
         except PatternError as exc:
             raise RuleFileError(f"{rule.path}: {exc}") from exc
+        self.match = self.matches[0]
+        if any(m.op != self.match.op for m in self.matches):
+            raise RuleFileError(f"{rule.path}: the patterns of one rule match one op")
         needed = {s.var for s in self.replace.slots if s.var} | set(re.findall(r"\$(\w+)", rule.params["replace"]))
-        known = {s.var for s in self.match.slots if s.var}
-        if needed - known:
-            raise RuleFileError(f"{rule.path}: replacement uses unbound ${', $'.join(sorted(needed - known))}")
+        known = set.intersection(*({s.var for s in m.slots if s.var} for m in self.matches))
+        for match in self.matches:
+            if needed - {s.var for s in match.slots if s.var}:
+                raise RuleFileError(f"{rule.path}: replacement uses unbound "
+                                    f"${', $'.join(sorted(needed - {s.var for s in match.slots if s.var}))}")
         # A rewrite that is right only under a condition the tool cannot see (a value's rank)
         # is made and flagged: the marker says what a person must check.
         self.review = rule.params.get("review")
@@ -44,7 +52,7 @@ class CallPattern:
         if not isinstance(updated.func, cst.Attribute):
             return None
         receiver = _receiver(updated.func, len(self.match.callee))
-        bound = match_call(self.match, updated)
+        bound = next((b for b in (match_call(m, updated) for m in self.matches) if b is not None), None)
         if bound is None:
             return None
         if self.review:
