@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .upgrade_base import Upgrade, argument, keyword, positional
+from .upgrade_base import Upgrade, after_2026_03, argument, keyword, positional
 from .upgrade_infer import Site
 
 
 class UpgradeFlag(Upgrade):
     flags_only = True
+    quiet = False  # see `only_c39`
 
     def begin(self, ctx) -> None:
         self.ops = tuple(self.params.get("ops", ()))
@@ -25,11 +26,16 @@ class UpgradeFlag(Upgrade):
         self.positional = self.params.get("positional")
         self.message = self.params.get("message", "")
         self._names_seen: set[str] = set()
+        # `only_c39 = true`: a question only about code written for c39 (what its codegen did);
+        # a file that names anything c39 lacked was written later and means today's default.
+        self.quiet = bool(self.params.get("only_c39")) and after_2026_03(ctx)
         super().begin(ctx)
         if self.params.get("names"):
             self._names(ctx)
 
     def scan(self, site: Site) -> None:
+        if self.quiet:
+            return
         for node in site.own:
             op = self.info.op(node)
             if op is None or not (op in self.ops or op.rpartition(".")[2] in self.ops):
