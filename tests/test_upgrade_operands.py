@@ -93,3 +93,59 @@ def test_a_transposed_operand_makes_the_product_of_the_swapped_shape():
     result = upgrade(TRANSPOSED_SCORES.lstrip("\n"))
     assert result.output.count("pl.create_tile(") == 1
     assert "pl.row_max(s, s_tmp)" in result.output
+
+
+WHOLE_THROUGH_A_VIEW = '''
+import pypto.language as pl
+
+B = 4
+D = 64
+
+
+@pl.jit
+def entry(x: pl.Tensor[[B, D], pl.FP32], y: pl.Out[pl.Tensor[[B, D], pl.FP32]]):
+    y_flat = pl.reshape(y, [B * D])
+    with pl.at(level=pl.Level.CORE_GROUP):
+        y_flat[0 : B * D] = pl.reshape(pl.mul(x, 2.0), [B * D])
+    y = pl.reshape(y_flat, [B, D])
+    return y
+'''
+
+
+def test_an_output_written_whole_through_a_reshaped_view_stays_out():
+    """`y_flat = pl.reshape(y, ...)` names the whole of y again and reads nothing; written whole
+    through it, y is an Out as declared (accepted by e2d0f78ae as written). Before, the reshape
+    counted as a read and y became InOut: an edit of accepted code (the May library's form)."""
+    text = WHOLE_THROUGH_A_VIEW.lstrip("\n")
+    assert upgrade(text).output == text
+
+
+PART_THROUGH_A_VIEW = '''
+import pypto.language as pl
+
+N = 8
+D = 64
+
+
+@pl.jit.inline
+def append(cache: pl.Tensor[[N, D], pl.FP32], row: pl.Tensor[[1, D], pl.FP32], slot: pl.Scalar[pl.INDEX]):
+    flat = pl.reshape(cache, [N * D])
+    with pl.at(level=pl.Level.CORE_GROUP):
+        flat = pl.assemble(flat, pl.reshape(row, [D]), [slot * D])
+    cache = pl.reshape(flat, [N, D])
+    return cache
+
+
+@pl.jit
+def entry(cache: pl.Tensor[[N, D], pl.FP32], row: pl.Tensor[[1, D], pl.FP32], slot: pl.Scalar[pl.INDEX]):
+    cache = append(cache, row, slot)
+    return cache
+'''
+
+
+def test_a_cache_written_in_part_through_a_view_is_in_out():
+    """A plain parameter is not copied back at 2026-08 (PTO142). Written at one slot through a
+    reshaped view in an inline helper, the entry's cache is an output that keeps its other
+    slots: InOut. Before, a write through the view was not seen as a write of the cache."""
+    out = upgrade(PART_THROUGH_A_VIEW.lstrip("\n")).output
+    assert "def entry(cache: pl.InOut[pl.Tensor[[N, D], pl.FP32]]" in out

@@ -69,12 +69,17 @@ class OutParams(Upgrade):
         rebinds = []
         parts: dict[str, list] = {}  # param -> the constant windows written in part so far, surely run
         order = {id(site.statement): i for i, site in enumerate(sites)}  # the walk's order is the text's
+        # `flat = pl.reshape(y, [n])`: a view of the whole of y under another name (the May library
+        # writes its outputs so); binding it reads nothing, and what goes through it goes to y
+        alias: dict[str, str] = {}
+        viewed: dict[str, Site] = {}  # param -> where a whole view of it was first bound
         for site in sites:
             destinations = set()
             written_here = set()  # handed to a write: the binding of its result is no rebind
             whole_here = set()
             for node in site.own:
                 for param, arg, reads, whole in self._writes(node, site, sites):
+                    param = alias.get(param, param)
                     written_here.add(id(arg))
                     written.add(param)
                     if whole:
@@ -94,6 +99,13 @@ class OutParams(Upgrade):
                         target = t.target if isinstance(t, cst.AssignTarget) else t
                         if isinstance(target, cst.Name):
                             targets.add(id(target))
+                            if not self._written_into(small.value, target.value):  # `flat = pl.assemble(flat, ...)` keeps it
+                                alias.pop(target.value, None)
+                            whole_view = self._whole_view(small.value, plain | outputs | declared_out, alias)
+                            if whole_view is not None:
+                                alias[target.value] = whole_view[0]
+                                targets.add(id(whole_view[1]))
+                                viewed.setdefault(whole_view[0], site)
                             if target.value in plain | outputs and not _view(small.value, self.info) and not any(
                                     isinstance(n, cst.Name) and n.value == target.value and id(n) in written_here for n in site.own) \
                                     and not self._handed_back(small.value, target.value):
@@ -102,34 +114,62 @@ class OutParams(Upgrade):
                             # `w, i = self.route(x, w, i)`: names bound, not read
                             targets.update(id(e.value) for e in target.elements if isinstance(e.value, cst.Name))
                         elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
-                            written.add(target.value.value)
+                            param = alias.get(target.value.value, target.value.value)
+                            written.add(param)
                             if covers_subscript(site, self.info, target, sites):
-                                covered.add(target.value.value)
-                                whole_here.add(target.value.value)
+                                covered.add(param)
+                                whole_here.add(param)
                             else:
                                 window = constant_window(site, self.info, target)
                                 if window is not None:
-                                    parts.setdefault(target.value.value, []).append(window)
-                                    if windows_cover(parts[target.value.value]):
+                                    parts.setdefault(param, []).append(window)
+                                    if windows_cover(parts[param]):
                                         # the parts written so far make the whole: a read after this
                                         # statement reads what the function wrote
-                                        covered.add(target.value.value)
-                                        done.setdefault(target.value.value, site.statement)
+                                        covered.add(param)
+                                        done.setdefault(param, site.statement)
                             targets.add(id(target.value))
             for node in site.own:
-                if isinstance(node, cst.Name) and node.value in plain | declared_out and id(node) not in destinations | targets \
-                        and not _after(site, done.get(node.value), order):
-                    read.add(node.value)
+                param = alias.get(node.value, node.value) if isinstance(node, cst.Name) else None
+                if param in plain | declared_out and id(node) not in destinations | targets \
+                        and not _after(site, done.get(param), order):
+                    read.add(param)
             if not any(isinstance(p, (cst.If, cst.While, cst.Else)) for p in site.parents):
                 for param in whole_here:
                     # once the outermost loop or scope around a whole write ends, every element is
                     # written, and a later read reads what the function wrote
                     done.setdefault(param, site.parents[0] if site.parents else site.statement)
+        for param, site in viewed.items():
+            # Binding the view reads nothing when the function then writes the whole (through it or
+            # not); otherwise it stands for a read, as the whole tensor is handed on with the part
+            # the function did not write (a KV cache written at one slot).
+            if param not in covered and not _after(site, done.get(param), order):
+                read.add(param)
         self._rebinds = {**getattr(self, "_rebinds", {}), func: rebinds}
         self._first[func.name.value] = {p: (p in read, p in covered) for p in written}
         decided = {p: ("InOut" if p in read or p not in covered else "Out", "plain") for p in written & plain}
         decided.update({p: ("InOut", "Out-read") for p in declared_out & read})
         return decided
+
+    def _whole_view(self, value, params: set[str], alias: dict[str, str]) -> tuple[str, cst.Name] | None:
+        """(parameter, its name in the call) when `value` is `pl.reshape(p, shape)` of a parameter
+        (or of a view of one): the same storage, whole, under a new shape."""
+        if not isinstance(value, cst.Call) or (self.info.op(value) or "").rpartition(".")[2] != "reshape":
+            return None
+        args = positional(value)
+        source = args[0].value if args else None
+        if not isinstance(source, cst.Name):
+            return None
+        param = alias.get(source.value, source.value)
+        return (param, source) if param in params else None
+
+    def _written_into(self, value, name: str) -> bool:
+        """`value` writes into the tensor `name` names and hands it back (pl.assemble, pl.store)."""
+        if not isinstance(value, cst.Call):
+            return False
+        where = WRITES.get((self.info.op(value) or "").rpartition(".")[2])
+        destination = argument(value, *where) if where is not None else None
+        return isinstance(destination, cst.Name) and destination.value == name
 
     def _handed_back(self, value, name: str) -> bool:
         """`p = f(..., p)`: does `f` hand back the buffer it was given as p (measured at e2d0f78ae:
