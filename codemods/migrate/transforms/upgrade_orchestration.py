@@ -33,11 +33,14 @@ ORCHESTRATION = ("Opaque", "Orchestration")
 
 
 class OrchestrationCompute(Upgrade):
+    _kernels: set[str] = frozenset()  # type: ignore[assignment]
+
     def begin(self, ctx) -> None:
         super().begin(ctx)
         done = set()
         # the module's functions that hold kernel scopes: a jit entry calling one orchestrates it
         kernels = {f.name.value for f in self.info.functions if any(self._scope(n) for n in walk(f.body))}
+        self._kernels = kernels
         for site in self.info.sites:
             func = site.function
             if func in done:
@@ -69,7 +72,9 @@ class OrchestrationCompute(Upgrade):
                 self._body(st, outline, computes)
 
     def _holds_scope(self, node) -> bool:
-        return any(self._scope(n) for n in walk(node))
+        """Holds a kernel scope, or calls a function of the module that holds one (an inline
+        helper's `pl.at`: a scope around the call would nest it in another)."""
+        return any(self._scope(n) or _calls_one_of(n, self._kernels) for n in walk(node))
 
     def _scope(self, node) -> bool:
         return kernel_scope(node, self.info)
@@ -87,8 +92,9 @@ class OrchestrationCompute(Upgrade):
                     continue
                 first = node.args[0].value if node.args else None
                 if op == "cast" and (isinstance(first, (cst.Integer, cst.Float))
-                                     or (isinstance(first, cst.Name) and first.value in scalars)):
-                    continue
+                                     or (isinstance(first, cst.Name) and first.value in scalars)
+                                     or (isinstance(first, cst.Call) and code(first.func).rpartition(".")[2] == "read")):
+                    continue  # the host's arithmetic: a number, a scalar, an element it read
                 return True
         return False
 
