@@ -267,3 +267,37 @@ def test_a_hand_off_buffer_needs_a_trip_count_known_when_it_is_made(run_rules):
     lines = result.output.splitlines()
     at = next(i for i, line in enumerate(lines) if "review PTO004: acc is made and assembled in each turn" in line)
     assert lines[at + 1].strip().startswith("for p in pl.parallel(0, n_tiles")
+
+
+RUNTIME_WIDTH_REDUCTION = '''
+import pypto.language as pl
+
+ROWS = 4
+BLOCK = 64
+LENGTH = 200
+
+
+@pl.program
+class P:
+    @pl.function
+    def f(self, x: pl.Tensor[[ROWS, 256], pl.FP32], out: pl.Out[pl.Tensor[[ROWS, 4], pl.FP32]]) -> pl.Tensor[[ROWS, 4], pl.FP32]:
+        with pl.incore():
+            for b in pl.range(4):
+                width = pl.min(BLOCK, LENGTH - b * BLOCK)
+                part = pl.load(x, [0, b * BLOCK], [ROWS, BLOCK], target_memory=pl.MemorySpace.Vec)
+                valid = pl.slice(part, [ROWS, width], [0, 0])
+                out = pl.store(pl.row_sum(valid), [0, b], out)
+        return out
+'''
+
+
+def test_a_reduction_scratch_of_a_runtime_width_is_made_at_its_bound(run_rules):
+    """A tile's shape must be a constant (c39: "tile.create_tile shape element 1 must be a
+    compile-time constant (ConstInt), but got Var"); a scratch may be larger than its operand,
+    so it is made at the width's bound. Before, it was made at the runtime width, unmarked; a
+    width with no bound is a question at the reduction instead."""
+    out = run_rules(RUNTIME_WIDTH_REDUCTION.lstrip("\n")).output
+    assert "out_tmp = pl.create_tile([ROWS, BLOCK], dtype=pl.FP32" in out
+    unbounded = run_rules(RUNTIME_WIDTH_REDUCTION.lstrip("\n").replace("pl.min(BLOCK, LENGTH - b * BLOCK)", "LENGTH - b * BLOCK")).output
+    assert "pl.create_tile([ROWS, width]" not in unbounded
+    assert "review PTO007: the scratch tile of this reduction takes its operand's shape, and width is known only at run time" in unbounded

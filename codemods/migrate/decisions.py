@@ -13,6 +13,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ..model.capacity import region_usage
+from ..model.constants import evaluate
+from ..model.extents import constant_bound
 from ..model.inference import Site
 from ..model.values import ACC, LEFT, MAT, MATMUL_ACC_DTYPE, RIGHT, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, VEC, Val
 from ..model.liveness import names_written
@@ -240,11 +242,35 @@ class Decisions:
         if not first.shape or not first.dtype:
             self._flag("untyped-value", sc.node, "the scratch tile of this reduction needs a known shape and dtype")
             return
+        shape = tuple(self._scratch_extent(d) for d in first.shape)
+        if None in shape:
+            # a tile's shape is a compile-time constant (c39: "tile.create_tile shape element 1 must
+            # be a compile-time constant (ConstInt), but got Var"), and this extent has no bound
+            runtime = [d for d, b in zip(first.shape, shape) if b is None]
+            self._flag("tile-reduction-scratch", sc.node, f"the scratch tile of this reduction takes its operand's shape, "
+                       f"and {', '.join(runtime)} is known only at run time: create it at the largest extent by hand")
+            return
+        first = first.but(shape=shape)
         name = self._fresh(f"{sc.target or 'row'}_tmp")
         self.plan.decisions["tile-reduction-scratch"][node] = name
         text = statement("create_tile", name=name, shape=self._shape_text(first.shape), dtype=first.dtype)
         self._edit("tile-reduction-scratch", "before", sc.node, text)
         self._alloc(sc.region, VEC, first.shape, first.dtype, "scratch tile", sc.node, name)
+
+    def _scratch_extent(self, extent: str) -> str | None:
+        """An extent a tile can be created with: a constant one as it is; a runtime one
+        (`valid_len = pl.min(BLOCK, ...)`) at its constant bound, as a scratch may be larger than
+        its operand; None where it has no bound."""
+        try:
+            element = cst.parse_expression(extent)
+        except cst.ParserSyntaxError:
+            return None
+        if not self._runtime_extent(element):
+            return extent  # folded when the program is built (a builder's parameter too)
+        number_of = lambda text: (lambda v: int(v) if v is not None and float(v).is_integer() else None)(  # noqa: E731
+            evaluate(text, self.env_numbers))
+        bound = constant_bound(element, self.kf.node, self._call_op, number_of)
+        return code(bound) if bound is not None else None
 
     def _alloc(self, rp: RegionPlan | None, space, shape, dtype, what, where, name=None, call=None) -> None:
         """Record a tile; `where` is the statement, or the expression's Site (named when direct);
