@@ -301,3 +301,33 @@ def test_a_reduction_scratch_of_a_runtime_width_is_made_at_its_bound(run_rules):
     unbounded = run_rules(RUNTIME_WIDTH_REDUCTION.lstrip("\n").replace("pl.min(BLOCK, LENGTH - b * BLOCK)", "LENGTH - b * BLOCK")).output
     assert "pl.create_tile([ROWS, width]" not in unbounded
     assert "review PTO007: the scratch tile of this reduction takes its operand's shape, and width is known only at run time" in unbounded
+
+
+VALID_WINDOW_SUM = '''
+import pypto.language as pl
+
+R = 4
+MAX_LEN = 128
+
+
+@pl.program
+class P:
+    @pl.function
+    def f(self, x: pl.Tensor[[R, MAX_LEN], pl.FP32], lens: pl.Tensor[[1, 1], pl.INT32],
+          out: pl.Tensor[[R, 1], pl.FP32]) -> pl.Tensor[[R, 1], pl.FP32]:
+        n = pl.tensor.read(lens, [0, 0])
+        valid = pl.min(MAX_LEN, n)
+        with pl.auto_incore():
+            head = pl.view(x, [R, MAX_LEN], [0, 0], valid_shape=[R, valid])
+            out = pl.assemble(out, pl.row_sum(head), [0, 0])
+        return out
+'''
+
+
+def test_a_reduction_of_a_valid_window_asks_about_the_padding(run_rules):
+    """The view reduced its valid region; the tile that replaces it is reduced whole, padding
+    included (a probe's verify: 4 of 4 sums differ, and differ from run to run). c39's fillpad
+    pads with a value not established, so a person decides at the reduction. Before: no word."""
+    lines = run_rules(VALID_WINDOW_SUM.lstrip("\n")).output.splitlines()
+    at = next(i for i, line in enumerate(lines) if "pl.row_sum(head" in line)
+    assert "review PTO012: pl.row_sum reduces the whole tile, its padding past the valid region [R, valid]" in lines[at - 1]

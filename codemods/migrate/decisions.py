@@ -14,7 +14,7 @@ import libcst as cst
 
 from ..model.capacity import region_usage
 from ..model.constants import evaluate
-from ..model.extents import constant_bound
+from ..model.extents import assignments, constant_bound
 from ..model.inference import Site
 from ..model.values import ACC, LEFT, MAT, MATMUL_ACC_DTYPE, RIGHT, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, VEC, Val
 from ..model.liveness import names_written
@@ -239,6 +239,13 @@ class Decisions:
         return rp.preamble[tensor][0]
 
     def _scratch(self, node: cst.Call, first: Val, sc: Site) -> None:
+        valid = self._valid_window(node.args[0].value if node.args else None)
+        if valid is not None:
+            # The view the tile replaces reduced its valid region; a tile op reduces the whole tile,
+            # the padding past valid_shapes= included (verify: the sums read what the padding holds).
+            self._flag("drop-valid-shape", sc.node, f"pl.{self._call_op(node)} reduces the whole tile, its padding past "
+                       f"the valid region {valid} included: fill the padding with the reduction's identity first (0 for "
+                       "a sum, the lowest value for a max), or reduce only the valid window")
         if not first.shape or not first.dtype:
             self._flag("untyped-value", sc.node, "the scratch tile of this reduction needs a known shape and dtype")
             return
@@ -256,6 +263,19 @@ class Decisions:
         text = statement("create_tile", name=name, shape=self._shape_text(first.shape), dtype=first.dtype)
         self._edit("tile-reduction-scratch", "before", sc.node, text)
         self._alloc(sc.region, VEC, first.shape, first.dtype, "scratch tile", sc.node, name)
+
+    def _valid_window(self, operand) -> str | None:
+        """The valid region a reduction's operand was given (`pl.view(..., valid_shape=v)`, directly
+        or through the name it was bound to), as written; None where it has none."""
+        values = [operand]
+        if isinstance(operand, cst.Name):
+            values = [a.value for a in assignments(self.kf.node, operand.value)]
+        for value in values:
+            if isinstance(value, cst.Call) and self._call_op(value) in ("view", "slice", "load"):
+                for a in value.args:
+                    if a.keyword is not None and a.keyword.value in ("valid_shape", "valid_shapes"):
+                        return code(a.value)
+        return None
 
     def _scratch_extent(self, extent: str) -> str | None:
         """An extent a tile can be created with: a constant one as it is; a runtime one
