@@ -325,9 +325,10 @@ class P:
 
 
 def test_a_reduction_of_a_valid_window_asks_about_the_padding(run_rules):
-    """The view reduced its valid region; the tile that replaces it is reduced whole, padding
-    included (a probe's verify: 4 of 4 sums differ, and differ from run to run). c39's fillpad
-    pads with a value not established, so a person decides at the reduction. Before: no word."""
+    """The view reduced its valid region; on c39's CCE backend the tile that replaces it is
+    reduced whole, padding included (a probe's verify: 4 of 4 sums differ, and differ from run to
+    run). c39's fillpad pads with a value not established, so a person decides at the reduction.
+    Before: no word."""
     lines = run_rules(VALID_WINDOW_SUM.lstrip("\n")).output.splitlines()
     at = next(i for i, line in enumerate(lines) if "pl.row_sum(head" in line)
-    assert "review PTO012: pl.row_sum reduces the whole tile, its padding past the valid region [R, valid]" in lines[at - 1]
+    assert "review PTO012: pl.row_sum reduces the whole tile on c39's CCE backend, its padding past the valid region [R, valid]" in lines[at - 1]

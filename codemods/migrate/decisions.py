@@ -241,11 +241,13 @@ class Decisions:
     def _scratch(self, node: cst.Call, first: Val, sc: Site) -> None:
         valid = self._valid_window(node.args[0].value if node.args else None)
         if valid is not None:
-            # The view the tile replaces reduced its valid region; a tile op reduces the whole tile,
-            # the padding past valid_shapes= included (verify: the sums read what the padding holds).
-            self._flag("drop-valid-shape", sc.node, f"pl.{self._call_op(node)} reduces the whole tile, its padding past "
-                       f"the valid region {valid} included: fill the padding with the reduction's identity first (0 for "
-                       "a sum, the lowest value for a max), or reduce only the valid window")
+            # The view the tile replaces reduced its valid region; c39's CCE backend builds the tile
+            # whole and reduces the padding past valid_shapes= too (its PTO backend reduces the valid
+            # region; measured), so the sums read what the padding holds there (verify, as CCE).
+            self._flag("drop-valid-shape", sc.node, f"pl.{self._call_op(node)} reduces the whole tile on c39's CCE backend, "
+                       f"its padding past the valid region {valid} included (the PTO backend reduces the region): "
+                       "for CCE fill the padding with the reduction's identity first (0 for a sum, the lowest value "
+                       "for a max), or reduce only the valid window")
         if not first.shape or not first.dtype:
             self._flag("untyped-value", sc.node, "the scratch tile of this reduction needs a known shape and dtype")
             return
