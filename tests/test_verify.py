@@ -188,13 +188,20 @@ def test_run_verify_means_what_the_target_means(tmp_path, monkeypatch):
     """`run --target 2026-08 --verify` runs the migration with 2026-08's meaning (its `Out`
     parameters are written back), as `verify --target 2026-08` does: before, run verified with
     2026-03's and refused every migration to 2026-08 ("outputs differ"), on real kernels too."""
+    written = _verified_to_2026_08(tmp_path, monkeypatch, "rows.py", FEBRUARY_ROWS)
+    assert "pl.Out[" in written and "pl.view(" not in written
+
+
+def _verified_to_2026_08(tmp_path, monkeypatch, name: str, text: str) -> str:
+    """`run --target 2026-08 --verify --write` on one file: it is written and verified
+    equivalent; what was written."""
     monkeypatch.chdir(tmp_path)
-    path = tmp_path / "rows.py"
-    path.write_text(FEBRUARY_ROWS.lstrip("\n"))
-    result = CliRunner().invoke(main, ["run", "--target", "2026-08", "--verify", "--write", "--jobs", "1", "--no-cache", "rows.py"])
+    path = tmp_path / name
+    path.write_text(text.lstrip("\n"))
+    result = CliRunner().invoke(main, ["run", "--target", "2026-08", "--verify", "--write", "--jobs", "1", "--no-cache", name])
     assert result.exit_code == 0, result.stderr
-    assert "rows.py: verified: equivalent" in result.stderr
-    assert "pl.Out[" in path.read_text() and "pl.view(" not in path.read_text()
+    assert f"{name}: verified: equivalent" in result.stderr
+    return path.read_text()
 
 
 SCALAR_OP_NAMES = '''
@@ -222,13 +229,7 @@ def test_an_original_calling_the_scalar_ops_by_their_c39_names_runs(tmp_path, mo
     """c39's parser takes `pl.muls`/`pl.adds` (tile ops of a scalar) though its Python module has
     no such names: the old profile must run them too. Before, verify stopped at "module
     'pypto.language' has no attribute 'muls'" and run --verify refused a right migration."""
-    monkeypatch.chdir(tmp_path)
-    path = tmp_path / "scaled.py"
-    path.write_text(SCALAR_OP_NAMES.lstrip("\n"))
-    result = CliRunner().invoke(main, ["run", "--target", "2026-08", "--verify", "--write", "--jobs", "1", "--no-cache", "scaled.py"])
-    assert result.exit_code == 0, result.stderr
-    assert "scaled.py: verified: equivalent" in result.stderr
-    assert "pl.muls" not in path.read_text()
+    assert "pl.muls" not in _verified_to_2026_08(tmp_path, monkeypatch, "scaled.py", SCALAR_OP_NAMES)
 
 
 POSTPONED = '''
