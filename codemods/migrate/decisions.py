@@ -13,7 +13,6 @@ from __future__ import annotations
 import libcst as cst
 
 from ..model.capacity import region_usage
-from ..model.constants import evaluate
 from ..model.extents import assignments, constant_bound
 from ..model.inference import Site
 from ..model.values import ACC, LEFT, MAT, MATMUL_ACC_DTYPE, RIGHT, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, VEC, Val
@@ -289,9 +288,7 @@ class Decisions:
             return None
         if not self._runtime_extent(element):
             return extent  # folded when the program is built (a builder's parameter too)
-        number_of = lambda text: (lambda v: int(v) if v is not None and float(v).is_integer() else None)(  # noqa: E731
-            evaluate(text, self.env_numbers))
-        bound = constant_bound(element, self.kf.node, self._call_op, number_of)
+        bound = constant_bound(element, self.kf.node, self._call_op, self._int_of)
         return code(bound) if bound is not None else None
 
     def _alloc(self, rp: RegionPlan | None, space, shape, dtype, what, where, name=None, call=None) -> None:

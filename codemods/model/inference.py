@@ -264,11 +264,9 @@ class Inference:
                        "in valid_shapes= by hand")
             return None
         function = self.kf.node
-        number_of = lambda text: (lambda v: int(v) if v is not None and float(v).is_integer() else None)(
-            evaluate(text, self.env_numbers))
         bounds = []
         for axis, element in runtime:
-            bound = constant_bound(element, function, self._call_op, number_of)
+            bound = constant_bound(element, function, self._call_op, self._int_of)
             if bound is None:
                 self._flag("slice-to-load", sc.node, f"shape element {axis} (`{code(element)}`) is a runtime value: c39 "
                            "allocates a tile from its shape and refuses a runtime one; write its largest value as "
@@ -279,6 +277,11 @@ class Inference:
         for axis, bound in bounds:
             static[axis] = bound
         return tuple(bounds), tuple(static)
+
+    def _int_of(self, text: str) -> int | None:
+        """The integer an expression of the program's numbers folds to; None otherwise."""
+        value = evaluate(text, self.env_numbers)
+        return int(value) if value is not None and float(value).is_integer() else None
 
     def _runtime_extent(self, element) -> bool:
         """A shape element the compiler cannot fold: not a number, not made of constants."""
