@@ -368,14 +368,14 @@ def _phases(module: cst.Module, body: str, rules: tuple[Rule, ...], api: ApiTabl
         # itself, is the round trip); the previous phase's output, printed whole, is that input.
         nodes = [node for _, node in dispatcher.touched]
         unprinted = [node for node, (was, _) in zip(nodes, dispatcher._texts) if was is None]
-        if printed_tree is not None and printed_tree.module is tree:
-            before, where, printed = printed_tree.code, printed_tree.starts(nodes), printed_tree.texts(unprinted)
-        else:
-            before, where, printed = code_starts_and_texts(tree, nodes, unprinted)
+        if printed_tree is None or printed_tree.module is not tree:
+            printed_tree = Printed(tree)
+        before, where, printed = printed_tree.code, printed_tree.starts(nodes), printed_tree.texts(unprinted)
+        # The phase's output shares most statements with its input: their text is copied from it.
         if phase == phases[-1]:
-            new_text, _, printed_after = code_starts_and_texts(new_tree, (), dispatcher.later())
+            new_text, _, printed_after = code_starts_and_texts(new_tree, (), dispatcher.later(), printed_tree)
         else:  # printed whole: the next phase edits it
-            printed_tree = Printed(new_tree)
+            printed_tree = Printed(new_tree, printed_tree)
             new_text, printed_after = printed_tree.code, printed_tree.texts(dispatcher.later())
         edits += [  # a node a rule rebuilt as it was is no edit (PTO183 re-wrote a block of statements it left alone)
             Edit(rule.id, *where[id(node)], rule.safety, was, now)

@@ -16,16 +16,18 @@ from functools import lru_cache
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
+from .replay import Replaying, stand_in
 from .traversal import TRIVIA
 
 _NEWLINE = re.compile(r"\r\n?|\n")
 
 
-class _Starts(CodegenState):
+class _Starts(CodegenState, Replaying):
     """Starts are kept as token indices, turned into lines and columns once at the end for the
     nodes asked for: no bookkeeping per token while the code is generated."""
 
-    __slots__ = ("wanted", "found", "starting", "text_wanted", "texts", "open", "indents")
+    __slots__ = ("wanted", "found", "starting", "text_wanted", "texts", "open", "indents", "aliases", "source",
+                 "segments", "segment_starts")
 
     def __init__(self, module: cst.Module, wanted: set[int], text_wanted: set[int] = frozenset()) -> None:
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
@@ -34,6 +36,13 @@ class _Starts(CodegenState):
         self.text_wanted, self.texts = text_wanted, {}
         self.open: list[tuple[int, int, int, int]] = []  # node id, first token, indent depth, first indent record
         self.indents: list[tuple[int, int]] = []  # (token index, count) of indentation written inside an open node
+        self.aliases: dict[int, int] = {}  # id of a node of the stand-in tree -> id of the node it stands for
+
+    def keeps_indents(self) -> bool:
+        return bool(self.open)
+
+    def replayed(self, key: int, segment, end: int, mark: int, mark_end: int) -> None:
+        pass  # no start is asked (`code_starts_and_texts` replays only then), and texts inside are not given
 
     def add_indent_tokens(self) -> None:
         if self.open:
@@ -44,6 +53,8 @@ class _Starts(CodegenState):
     # are written down (a start_node joins `wanted` before it is printed, see below).
     def before_codegen(self, node: cst.CSTNode) -> None:
         key = id(node)
+        if self.aliases:
+            key = self.aliases.get(key, key)
         if key in self.wanted:
             self.starting[key] = len(self.tokens)
         if key in self.text_wanted:
@@ -51,6 +62,8 @@ class _Starts(CodegenState):
 
     def after_codegen(self, node: cst.CSTNode) -> None:
         key = id(node)
+        if self.aliases:
+            key = self.aliases.get(key, key)
         if key in self.wanted and key not in self.found:
             self.found[key] = self.starting[key]
         if self.open and self.open[-1][0] == key:
@@ -70,11 +83,15 @@ class _Starts(CodegenState):
             self.indents.clear()
 
     def record_syntactic_position(self, node, *, start_node=None, end_node=None):
-        if id(node) not in self.wanted:
+        key = id(node)
+        if self.aliases:
+            key = self.aliases.get(key, key)
+        if key not in self.wanted:
             return _NOTHING
-        if start_node is not None:
-            self.wanted.add(id(start_node))  # generated inside this block: its start is this one's
-        return _Syntactic(self, node, start_node)
+        start = None if start_node is None else self.aliases.get(id(start_node), id(start_node))
+        if start is not None:
+            self.wanted.add(start)  # generated inside this block: its start is this one's
+        return _Syntactic(self, key, start)
 
 
 def code_and_starts(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> tuple[str, dict[int, tuple[int, int]]]:
@@ -83,15 +100,19 @@ def code_and_starts(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> tuple[s
     return code, found
 
 
-def code_starts_and_texts(module: cst.Module, nodes: Iterable[cst.CSTNode], texts_of: Iterable[cst.CSTNode] = ()):
+def code_starts_and_texts(module: cst.Module, nodes: Iterable[cst.CSTNode], texts_of: Iterable[cst.CSTNode] = (),
+                          source: Printed | None = None):
     """`code_and_starts`, and also `id(node) -> module.code_for_node(node)` for each of
-    `texts_of` (nodes `standalone` accepts), from the same one code generation."""
+    `texts_of` (nodes `standalone` accepts), from the same one code generation. With
+    `source`, a print of a tree that shares statements with this one, and no starts asked,
+    those statements' text is copied (`replay`); a text asked of a node inside one is not
+    given (the caller prints that node alone)."""
     state = _Starts(module, {id(n) for n in nodes}, {id(n) for n in texts_of})
-    module._codegen(state)
+    _generate(module, state, source if not state.wanted else None)
     return "".join(state.tokens), _lines_and_columns(state.tokens, state.found), state.texts
 
 
-class _Everything(CodegenState):
+class _Everything(CodegenState, Replaying):
     """A code generation that keeps every node's start and token span: for the tree the next
     phase will edit, whose edited nodes are not known yet (see `Printed`)."""
 
@@ -102,6 +123,8 @@ class _Everything(CodegenState):
         self.stack: list[tuple[int, int, int]] = []
         self.indents: list[tuple[int, int]] = []  # (token index, count) of every indentation written
         self.dropped = False  # the module's last newline is not part of its code
+        self.source: _Everything | None = None  # the print whose statements are replayed
+        self.aliases: dict[int, int] = {}  # id of a node of the stand-in tree -> id of the node it stands for
 
     def add_indent_tokens(self) -> None:
         self.indents.append((len(self.tokens), len(self.indent_tokens)))
@@ -121,15 +144,65 @@ class _Everything(CodegenState):
             return
         first, depth, mark = self.stack.pop()
         key = id(node)
+        if self.aliases:
+            key = self.aliases.get(key, key)
         if key not in self.spans:
             self.spans[key] = (first, len(self.tokens), depth, mark, len(self.indents))
+
+    def keeps_indents(self) -> bool:
+        return True
+
+    def replayed(self, key: int, segment, end: int, mark: int, mark_end: int) -> None:
+        if key not in self.spans:
+            self.spans[key] = (segment[2], end, segment[4], mark, mark_end)
+        if key in self.source.found:
+            self.found[key] = self._shifted(segment, self.source.found[key])
 
     def start(self, key: int) -> int:
         """The node's start: its first token, or where its syntactic position says."""
         return self.found[key] if key in self.found else self.spans[key][0]
 
+    def occurrence(self, key: int) -> tuple[int | None, int | None]:
+        """Where a syntactic position last put the node, and the first token of its first
+        occurrence (a node may stand at two places): as one code generation of the whole
+        tree would have them, the statements copied from the source included."""
+        found, span = self.found.get(key), self.spans.get(key)
+        first = span[0] if span is not None else None
+        if self.source is not None and self.segments:
+            old_found, old_first = self.source.occurrence(key)
+            if old_found is not None and (new := self.mapped(old_found)) is not None and (found is None or new > found):
+                found = new
+            if old_first is not None and (new := self.mapped(old_first)) is not None and (first is None or new < first):
+                first = new
+        return found, first
+
+    def text(self, key: int) -> str | None:
+        """`module.code_for_node` of a node (one `standalone` accepts), or None: not printed."""
+        span = self.spans.get(key)
+        if span is None:
+            if self.source is None or not self.segments:
+                return None
+            _, old_first = self.source.occurrence(key)
+            if old_first is None or self.mapped(old_first) is None:
+                return None
+            return self.source.text(key)  # a node's own text does not depend on where it stands
+        tokens, indents = self.tokens, self.indents
+        first, end, depth, mark, mark_end = span
+        pieces, at = [], first
+        for where, count in indents[mark:mark_end]:
+            pieces.extend(tokens[at:where])
+            at = where + min(depth, count)
+        pieces.extend(tokens[at:end])
+        return "".join(pieces)
+
     def record_syntactic_position(self, node, *, start_node=None, end_node=None):
-        return _Syntactic(self, node, start_node)
+        key = id(node)
+        if self.aliases:
+            key = self.aliases.get(key, key)
+            if start_node is not None:
+                start_node = self.aliases.get(id(start_node), id(start_node))
+                return _Syntactic(self, key, start_node)
+        return _Syntactic(self, key, None if start_node is None else id(start_node))
 
 
 class _Nothing:
@@ -152,56 +225,64 @@ class _Syntactic:
     context manager by `contextlib`: LibCST opens one for most nodes it prints, and the
     generator's machinery cost more than the rest of the code generation together."""
 
-    __slots__ = ("state", "node", "start_node", "start")
+    __slots__ = ("state", "key", "start_key", "start")
 
-    def __init__(self, state, node, start_node) -> None:
-        self.state, self.node, self.start_node = state, node, start_node
+    def __init__(self, state, key: int, start_key: int | None) -> None:
+        self.state, self.key, self.start_key = state, key, start_key
 
     def __enter__(self) -> None:
         self.start = len(self.state.tokens)
 
     def __exit__(self, *exc) -> bool:
-        state, start_node = self.state, self.start_node
-        if start_node is None:
-            state.found[id(self.node)] = self.start
+        state, start_key = self.state, self.start_key
+        if start_key is None:
+            state.found[self.key] = self.start
         elif isinstance(state, _Everything):
-            state.found[id(self.node)] = state.start(id(start_node))
+            state.found[self.key] = state.start(start_key)
         else:
-            state.found[id(self.node)] = state.found[id(start_node)]
+            state.found[self.key] = state.found[start_key]
         return False
 
 
 class Printed:
     """A tree's code and, for any of its nodes asked later, what `code_starts_and_texts`
-    gives: one code generation serves a phase's output and the next phase's input."""
+    gives: one code generation serves a phase's output and the next phase's input. With
+    `source`, the print of a tree that shares statements with this one, their text is
+    copied from it (`replay`)."""
 
-    def __init__(self, module: cst.Module) -> None:
+    def __init__(self, module: cst.Module, source: Printed | None = None) -> None:
         self.module = module  # the ids below are its nodes': it must live as long
+        self.source = source  # and so must the print whose statements were copied
         state = _Everything(module)
-        module._codegen(state)
+        _generate(module, state, source)
         self.code = "".join(state.tokens[:-1] if state.dropped else state.tokens)
         self._state = state
 
     def starts(self, nodes: Iterable[cst.CSTNode]) -> dict[int, tuple[int, int]]:
-        state = self._state
-        wanted = {id(n): state.start(id(n)) for n in nodes if id(n) in state.spans}
-        return _lines_and_columns(state.tokens, wanted)
+        wanted = {}
+        for node in nodes:
+            found, first = self._state.occurrence(id(node))
+            if first is not None:
+                wanted[id(node)] = found if found is not None else first
+        return _lines_and_columns(self._state.tokens, wanted)
 
     def texts(self, nodes: Iterable[cst.CSTNode]) -> dict[int, str]:
         """`id(node) -> module.code_for_node(node)`, for nodes `standalone` accepts."""
-        tokens, indents, out = self._state.tokens, self._state.indents, {}
+        out = {}
         for node in nodes:
-            span = self._state.spans.get(id(node))
-            if span is None:
-                continue
-            first, end, depth, mark, mark_end = span
-            pieces, at = [], first
-            for where, count in indents[mark:mark_end]:
-                pieces.extend(tokens[at:where])
-                at = where + min(depth, count)
-            pieces.extend(tokens[at:end])
-            out[id(node)] = "".join(pieces)
+            text = self._state.text(id(node))
+            if text is not None:
+                out[id(node)] = text
         return out
+
+
+def _generate(module: cst.Module, state, source: Printed | None) -> None:
+    if source is not None:
+        spliced = stand_in(module, source._state)
+        if spliced is not None:
+            module, aliases = spliced
+            state.start_replays(source._state, aliases)
+    module._codegen(state)
 
 
 def _lines_and_columns(tokens: list[str], found: dict[int, int]) -> dict[int, tuple[int, int]]:
