@@ -53,15 +53,19 @@ class OpIndex(ScopeTracker):
         """The ops of `top`'s subtree in source order, as `pieces`: dicts of its own and the
         records of the statements in it (each kept whole, so a tree copies each entry once)."""
         own: dict[cst.CSTNode, str] = {}
-        stack: list[tuple[cst.CSTNode, bool]] = [(top, False)]
+        units, prefix, scopes = self._units, self.prefix, self._stack
+        resolved: dict[str, str | None] = {}  # root name -> module, in the scope entered last
+        known = table("content") or {}  # `content`'s answers, read here without a call per node
+        stack: list = [top]
         while stack:
-            node, leaving = stack.pop()
-            if leaving:
-                self._exit(node)
-                continue
+            node = stack.pop()
             kind = type(node)
+            if kind is tuple:  # leaving the scope of node[0]
+                scopes.pop()
+                resolved = {}
+                continue
             # A statement of a class body is not one: its methods resolve names past the class.
-            if kind in _UNIT_TYPES and node is not top and self._units is not None and not self._stack[-1][0]:
+            if kind in _UNIT_TYPES and node is not top and units is not None and not scopes[-1][0]:
                 record = self._unit(node)
                 if own:
                     pieces.append(own)
@@ -71,18 +75,26 @@ class OpIndex(ScopeTracker):
                 continue
             if kind in _SCOPE_TYPES:
                 self._enter(node)
-                stack.append((node, True))
+                stack.append((node,))
+                resolved = {}
             target = node.func if kind is cst.Call else node if kind is cst.Attribute else None
             if target is not None:
                 parts = dotted(target)
                 if parts:
-                    roots.add(parts[0])
-                    name = self.qualified(target)
-                    if name and name.startswith(self.prefix):
-                        own[node] = name[len(self.prefix):]
-                        if type(target) is cst.Name:
-                            own[target] = own[node]
-            stack.extend((child, False) for child in reversed(content(node)))
+                    root = parts[0]
+                    roots.add(root)
+                    module = resolved[root] if root in resolved else resolved.setdefault(root, self.resolve(root))
+                    if module is not None:
+                        parts[0] = module
+                        name = ".".join(parts)
+                        if name.startswith(prefix):
+                            own[node] = name[len(prefix):]
+                            if type(target) is cst.Name:
+                                own[target] = own[node]
+            hit = known.get(id(node))
+            children = hit[1] if hit is not None and hit[0] is node else content(node)
+            if children:
+                stack.extend(reversed(children))
         if own:
             pieces.append(own)
 
