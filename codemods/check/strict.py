@@ -28,7 +28,7 @@ from ..syntax.memo import cached
 from ..syntax.nodes import code, statements
 from ..syntax.traversal import ancestors, content
 from ..rulebook.loading import ApiTable
-from ..model.values import ACC, LEFT, RIGHT, SCALAR, TENSOR, TILE, UNKNOWN, VEC, Val
+from ..model.values import ACC, LEFT, RIGHT, SCALAR, SCALAR_VAL, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, VEC, Val
 
 SHAPED = {"load": 2, "create_tile": 0, "tile.full": 0}
 
@@ -146,10 +146,10 @@ class StrictChecker:
                               f"got {type(bound.operator).__name__}: hoist it into a named constant")
             for name, how, start in loop_targets(s, self.ops):
                 if how == COUNTER:
-                    env[name] = _V(Val(SCALAR))
+                    env[name] = _V(SCALAR_VAL)
                 else:  # a carried value starts as its init value; an unpacked one is not known
                     known = env.get(start.value) if type(start) is cst.Name else None
-                    env[name] = known if known is not None else _V(Val(UNKNOWN), region)
+                    env[name] = known if known is not None else _V(UNKNOWN_VAL, region)
             inner_loop = region is not None  # a loop inside a kernel (its names are carried)
             self.loops += inner_loop
             self._block(statements(s), env, here)
@@ -173,7 +173,7 @@ class StrictChecker:
             if v is None:
                 # Only the numbers of the module and builder are known scalars; a helper, an
                 # import or a global of unknown value is unknown, and unknown is never an error.
-                return Val(SCALAR) if node.value in self.constants else Val(UNKNOWN)
+                return SCALAR_VAL if node.value in self.constants else UNKNOWN_VAL
             if v.val.kind == TILE and v.home != region:
                 where = f"kernel {region}" if region else "orchestration"
                 self._advice(node, f"Tile {node.value} of kernel {v.home} is used in {where}: a Tile cannot cross a kernel boundary")
@@ -183,14 +183,14 @@ class StrictChecker:
             if op is None:
                 for a in node.args:
                     self._expr(a.value, env, region, stmt)
-                return Val(UNKNOWN)
+                return UNKNOWN_VAL
             return self._call(op, node, env, region, stmt)
         if kind is cst.List or kind is cst.Tuple:
             for e in node.elements:
                 self._expr(e.value, env, region, stmt)
-            return Val(UNKNOWN)
+            return UNKNOWN_VAL
         if kind is cst.Integer or kind is cst.Float:
-            return Val(SCALAR)
+            return SCALAR_VAL
         known = kind in _OPERATIONS
         for child in content(node):
             if isinstance(child, cst.BaseExpression):
@@ -206,14 +206,14 @@ class StrictChecker:
         if op in ("range", "parallel", "unroll", "auto_incore", "incore", "at"):
             for p in pos:
                 self._expr(p, env, region, stmt)
-            return Val(SCALAR)
+            return SCALAR_VAL
         if spec is None:
             for p in pos:
                 self._expr(p, env, region, stmt)
-            return Val(UNKNOWN)
+            return UNKNOWN_VAL
         if spec.kind == "removed":
             self._bad(node, f"Unknown tensor operation: {op} (removed; use pl.{spec.replacement})")
-            return Val(UNKNOWN)
+            return UNKNOWN_VAL
         vals = [self._expr(p, env, region, stmt) for p in pos]
         for p in kw.values():
             self._expr(p, env, region, stmt)
@@ -244,7 +244,7 @@ class StrictChecker:
                 return
 
     def _roles(self, op, spec, node, vals) -> None:
-        first = vals[0] if vals else Val(UNKNOWN)
+        first = vals[0] if vals else UNKNOWN_VAL
         family = "tile" if spec.kind == "tile-only" or first.kind == TILE else "tensor"
         for i, v in enumerate(vals):
             if i >= len(spec.params) or v.kind == UNKNOWN:
@@ -273,11 +273,11 @@ class StrictChecker:
         return kind.but(shape=shape, dtype=typed.dtype)
 
     def _kind_and_space(self, op, spec, node, pos, kw, vals) -> Val:
-        first = vals[0] if vals else Val(UNKNOWN)
+        first = vals[0] if vals else UNKNOWN_VAL
         if spec.on_tile and first.kind == TILE:
             return Val(TILE, space=first.space)
         if spec.result == "scalar":
-            return Val(SCALAR)
+            return SCALAR_VAL
         if spec.result == "tensor":
             return Val(TENSOR)
         if op in ("load", "create_tile", "tile.full"):
@@ -330,6 +330,12 @@ class StrictChecker:
 
 def check_module(module: cst.Module, api: ApiTable) -> list[Violation]:
     return cached("strict-violations", module, lambda m: StrictChecker(m, api).run())
+
+
+def rejects_any(module: cst.Module, api: ApiTable) -> bool:
+    """Whether the target compiler rejects anything in the module (`rejected_within` is not
+    empty), without finding what holds it."""
+    return any(v.rejects for v in check_module(module, api))
 
 
 def rejected_within(module: cst.Module, api: ApiTable) -> frozenset[int]:

@@ -16,7 +16,7 @@ from functools import lru_cache
 import libcst as cst
 
 from ..text.diffs import restore_untouched
-from ..check.strict import rejected_within
+from ..check.strict import rejects_any
 from ..check.findings import MARKER, scan
 from ..syntax.memo import forget, per_file
 from ..syntax.positions import Printed, code_starts_and_texts, standalone
@@ -284,7 +284,7 @@ def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: froze
         again_module = _output_tree(done)
         if again_module is None:
             break  # said below, as the engine error it is
-        if not rejected_within(again_module, api):
+        if not rejects_any(again_module, api):
             checked = (done.output, again_module)
             break
         again = _phases(again_module, done.output, rules, api)

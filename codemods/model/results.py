@@ -13,7 +13,7 @@ import libcst as cst
 
 from ..rulebook.loading import Op
 from ..syntax.nodes import attr_name, codes
-from .values import SCALAR, TENSOR, TILE, UNKNOWN, Val
+from .values import SCALAR, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, Val
 
 HALF_FLOATS = frozenset({"BF16", "FP16"})
 NARROW_INTS = frozenset({"INT8", "INT16", "INT32", "UINT8", "UINT16", "UINT32"})
@@ -59,7 +59,7 @@ def result_val(spec: Op, vals: list[Val], pos: list, kw: dict,
     Parts that cannot be read off the code stay None; the kind is always given where the
     table knows it, which is what keeps the inference going after the op."""
     i = like_index(spec)
-    like = vals[i] if i < len(vals) else Val(UNKNOWN)
+    like = vals[i] if i < len(vals) else UNKNOWN_VAL
     if spec.result == "scalar":
         return Val(SCALAR, None, _dtype(spec, vals, pos, kw, like, scalar_dtype, SCALAR))
     kind = {"tile": TILE, "tensor": TENSOR}.get(spec.result, like.kind)
@@ -99,7 +99,7 @@ def _shape(spec: Op, vals, pos, kw, like: Val):
         return tuple(s for j, s in enumerate(shape) if j != axis)
     if rule == "matmul":
         operands = [v for p, v in zip(spec.params, vals) if spec.roles.get(p) in OPERAND_ROLES]
-        lhs, rhs = (operands + [Val(UNKNOWN)] * 2)[:2]
+        lhs, rhs = (operands + [UNKNOWN_VAL] * 2)[:2]
         if lhs.shape and rhs.shape and len(lhs.shape) == 2 and len(rhs.shape) == 2:
             return (lhs.shape[0], rhs.shape[1])
         return None
