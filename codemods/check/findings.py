@@ -10,6 +10,7 @@ runs) what the independent strict check of `codemods.check.strict` finds.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import libcst as cst
 
@@ -81,9 +82,16 @@ def _strict_violations(module: cst.Module, api: ApiTable) -> list[tuple[cst.CSTN
     return [(v.node, v.message) for v in check_module(module, api) if v.rejects and "removed; use" not in v.message]
 
 
+@lru_cache(maxsize=None)
+def _mentions(ops: tuple[str, ...]) -> re.Pattern:
+    """Any of the ops' last names as a word (a pattern that matches nothing when there are none)."""
+    words = sorted({re.escape(op.rsplit(".", 1)[-1]) for op in ops})
+    return re.compile(rf"\b(?:{'|'.join(words)})\b" if words else r"(?!)")
+
+
 def _removed_references(module: cst.Module, text: str, api: ApiTable) -> list[tuple[cst.CSTNode, str]]:
     removed = api.removed()
-    if not any(re.search(rf"\b{re.escape(op.rsplit('.', 1)[-1])}\b", text) for op in removed):
+    if not _mentions(tuple(removed)).search(text):
         return []  # the common case after a migration: no need to walk the tree
     out = []
     for node, op in OpIndex(module, api.module).ops.items():

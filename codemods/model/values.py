@@ -7,7 +7,7 @@ constants are known.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 TENSOR, TILE, SCALAR, UNKNOWN = "Tensor", "Tile", "Scalar", "unknown"
 VEC, MAT, LEFT, RIGHT, ACC = "Vec", "Mat", "Left", "Right", "Acc"
@@ -25,7 +25,9 @@ class Val:
     layout: str | None = None
 
     def but(self, **changes) -> "Val":
-        return replace(self, **changes)
+        # `dataclasses.replace` walks the fields' metadata on every call; this is asked of most values.
+        return Val(**{"kind": self.kind, "shape": self.shape, "dtype": self.dtype, "space": self.space,
+                      "layout": self.layout, **changes})
 
     @property
     def is_tile(self) -> bool:

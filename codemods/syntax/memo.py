@@ -47,9 +47,11 @@ def forget(keep: object = None) -> None:
     the answers about `keep` itself (a tree that lives on)."""
     if _store is not None:
         for table in _store.values():
-            kept = {key: hit for key, hit in table.items() if keep is not None and hit[0] is keep}
+            # Every table is keyed by the id of the node its answer is about: `keep`'s is the one entry kept.
+            hit = table.get(id(keep)) if keep is not None else None
             table.clear()
-            table.update(kept)
+            if hit is not None and hit[0] is keep:
+                table[id(keep)] = hit
 
 
 def cached(kind: str, node: N, make: Callable[[N], T]) -> T:
