@@ -113,3 +113,41 @@ def test_another_indentation_or_newline_is_printed_not_copied():
     printed = Printed(new, Printed(old))
     assert printed.code == new.code
     assert not getattr(printed._state, "segments", None)
+
+
+@pytest.mark.parametrize("name,old,new", list(_pairs()), ids=lambda v: v if isinstance(v, str) else "")
+def test_the_parents_of_a_tree_made_from_another_are_its_own(name, old, new):
+    """`made_from`: the parent map of a phase's output is its input's with the new nodes
+    walked; what it says of the output's nodes is what a walk of the output says."""
+    from codemods.syntax.memo import per_file
+    from codemods.syntax.traversal import _parents, ancestors, made_from, parents, walk
+
+    every = [n for n in walk(new) if n is not new]
+    wanted = {id(n) for n in every[::7]}
+    fresh = _parents(new)
+    with per_file():
+        parents(old)
+        made_from(new, old)
+        derived = parents(new)
+        found = ancestors(new, wanted)
+    assert derived is not fresh and len(derived) > len(fresh)  # the old map was the start
+    ids = {id(n) for n in walk(new)}
+    assert {k for k in derived if k in ids} == fresh.keys()
+    # Besides its parents in the output, a shared node keeps old ones, none of them in the output.
+    assert all(set(fresh[k]) <= set(derived[k]) and (set(derived[k]) - set(fresh[k])).isdisjoint(ids) for k in fresh)
+    assert found & ids == _ancestors_by_walk(new, wanted)
+
+
+def _ancestors_by_walk(root, wanted):
+    from codemods.syntax.traversal import content
+
+    found, path = set(), []
+    stack = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        del path[depth:]
+        if id(node) in wanted:
+            found.update(path)
+        path.append(id(node))
+        stack.extend((child, depth + 1) for child in reversed(content(node)))
+    return found

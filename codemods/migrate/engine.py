@@ -22,7 +22,7 @@ from ..syntax.memo import forget, per_file
 from ..syntax.positions import Printed, code_starts_and_texts, standalone
 from ..check.results import Edit, EngineError, Result, SourceError
 from ..rulebook.loading import ApiTable, Rule
-from ..syntax.traversal import STATEMENT_TYPES, ancestors
+from ..syntax.traversal import STATEMENT_TYPES, ancestors, made_from
 from .context import Context
 from .parsing import check_python, parse, reason
 from .statement_edits import Preparsed, prepend_statements, with_markers
@@ -386,6 +386,7 @@ def _phases(module: cst.Module, body: str, rules: tuple[Rule, ...], api: ApiTabl
         if tree is module:
             roundtrip = before
         if new_text != before:
+            made_from(new_tree, tree)
             tree, text_of_tree = new_tree, new_text
     kernels = len(plan.region_plans) if plan is not None else 0
     over = sum(1 for rule, _, _ in plan.flags if rule == "capacity") if plan is not None else 0

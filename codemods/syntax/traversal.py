@@ -18,7 +18,7 @@ from collections.abc import Iterator
 import libcst as cst
 from libcst import MaybeSentinel
 
-from .memo import cached, memoized
+from .memo import cached, memoized, table
 
 
 def _concrete(kind: type) -> set[type]:
@@ -229,7 +229,20 @@ def parents(root: cst.CSTNode) -> dict[int, tuple[int, ...]]:
     return cached("parents", root, _parents)
 
 
+def made_from(tree: cst.CSTNode, previous: cst.CSTNode) -> None:
+    """Say that a phase made `tree` out of `previous` (LibCST rebuilt only what changed): the
+    parents of the nodes they share are then taken from `previous`'s, where it has them."""
+    links = table("made-from")
+    if links is not None:
+        links[id(tree)] = (tree, previous)
+
+
 def _parents(root: cst.CSTNode) -> dict[int, tuple[int, ...]]:
+    link = (table("made-from") or {}).get(id(root))
+    if link is not None and link[0] is root:
+        hit = (table("parents") or {}).get(id(link[1]))
+        if hit is not None and hit[0] is link[1]:
+            return _parents_from(root, hit[1])
     up: dict[int, tuple[int, ...]] = {}
     stack = [root]
     while stack:
@@ -242,5 +255,26 @@ def _parents(root: cst.CSTNode) -> dict[int, tuple[int, ...]]:
                 up[child_key] = (key,)
                 stack.append(child)
             elif key not in seen:  # the same object again, elsewhere: its subtree is walked once
+                up[child_key] = seen + (key,)
+    return up
+
+
+def _parents_from(root: cst.CSTNode, before: dict[int, tuple[int, ...]]) -> dict[int, tuple[int, ...]]:
+    """`_parents` of a tree that shares subtrees with the tree `before` maps: that map, with the
+    new nodes walked. A shared node keeps its old parents besides its new ones: an old parent
+    that is no longer in the tree was rebuilt, and so were all the nodes above it, none of
+    which is in the tree either; the ancestors found through them are never asked about."""
+    up = dict(before)
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        key = id(node)
+        for child in content(node):
+            child_key = id(child)
+            seen = up.get(child_key)
+            if seen is None:  # a new node: walked (a shared one's subtree is in `before`)
+                up[child_key] = (key,)
+                stack.append(child)
+            elif key not in seen:
                 up[child_key] = seen + (key,)
     return up
