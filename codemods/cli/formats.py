@@ -99,7 +99,6 @@ def finish(ui, fmt: str, outcomes: list[Outcome], rules, command: str, write: bo
            exit_zero: bool = False, stdin: bool = False) -> int:
     """Print what `run` or `check` found and return its exit code (see `codemods.cli.exits`)."""
     from . import exits
-    from .ci_formats import render
     from .console import write_stdout
     from ..run.runner import summarize
 
@@ -107,6 +106,8 @@ def finish(ui, fmt: str, outcomes: list[Outcome], rules, command: str, write: bo
     code = exits.of(summary, check=command == "check", exit_zero=exit_zero)
     written = command == "run" and write
     if fmt != "text":
+        from .ci_formats import render  # JSON, SARIF and GitHub only
+
         write_stdout(render(fmt, outcomes, rules, summary, command, written, code))
     elif stdin and written:
         write_stdout("".join(o.output or "" for o in outcomes))  # `run --write -`: the migrated source
