@@ -18,7 +18,7 @@ import libcst as cst
 
 from ..model.liveness import names_read
 from ..syntax.nodes import statements
-from ..syntax.traversal import content
+from ..syntax.traversal import walk
 from .plan import RegionPlan, StatementEdit
 
 _BOUND = re.compile(r"^\s*([A-Za-z_]\w*)\s*=")
@@ -75,21 +75,11 @@ class _Leaves:
             self.users[n].add(sid)
 
     def _own(self, node, sid: int) -> None:
-        stack = [node]
-        while stack:
-            n = stack.pop()
-            self.of[id(n)] = sid
-            stack.extend(content(n))
+        self.of.update((id(n), sid) for n in walk(node))
 
 
 def _names(node) -> set[str]:
-    out, stack = set(), [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, cst.Name):
-            out.add(n.value)
-        stack.extend(content(n))
-    return out
+    return {n.value for n in walk(node) if type(n) is cst.Name}
 
 
 class RejectionScope:

@@ -162,13 +162,21 @@ def content(node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
     return tuple(out)
 
 
+def _known_content() -> dict:
+    """`content`'s answers so far, for the walks below to read without a call per node (the
+    memo's wrapper cost as much as a walk's own work)."""
+    return table("content") or {}
+
+
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """Every node of a subtree but trivia, the root first (order otherwise unspecified)."""
+    known = _known_content()
     stack = [node]
     while stack:
         n = stack.pop()
         yield n
-        stack.extend(content(n))
+        hit = known.get(id(n))
+        stack.extend(hit[1] if hit is not None and hit[0] is n else content(n))
 
 
 def own_and_nested(node: cst.CSTNode) -> tuple[list[cst.CSTNode], list[cst.CSTNode]]:
@@ -177,11 +185,13 @@ def own_and_nested(node: cst.CSTNode) -> tuple[list[cst.CSTNode], list[cst.CSTNo
     itself, and what it takes from the (cached) summaries of its inner statements."""
     own: list[cst.CSTNode] = []
     nested: list[cst.CSTNode] = []
+    known = _known_content()
     stack = [node]
     while stack:
         n = stack.pop()
         own.append(n)
-        for child in content(n):
+        hit = known.get(id(n))
+        for child in hit[1] if hit is not None and hit[0] is n else content(n):
             (nested if type(child) in STATEMENT_TYPES else stack).append(child)
     return own, nested
 
@@ -244,11 +254,13 @@ def _parents(root: cst.CSTNode) -> dict[int, tuple[int, ...]]:
         if hit is not None and hit[0] is link[1]:
             return _parents_from(root, hit[1])
     up: dict[int, tuple[int, ...]] = {}
+    known = _known_content()
     stack = [root]
     while stack:
         node = stack.pop()
         key = id(node)
-        for child in content(node):
+        hit = known.get(key)
+        for child in hit[1] if hit is not None and hit[0] is node else content(node):
             child_key = id(child)
             seen = up.get(child_key)
             if seen is None:
