@@ -162,3 +162,15 @@ def test_crlf_diff_applies_byte_for_byte(tmp_path, monkeypatch):
     subprocess.run(["git", "apply", "p.diff"], check=True)
     assert (tmp_path / "w.py").read_bytes() == raw.replace(b"pl.view(", b"pl.slice(")
     assert (tmp_path / "n.py").read_bytes() == (FIXTURES / "after" / "edge_no_final_newline.py").read_bytes()
+
+
+def test_a_write_counts_as_migrated_only_the_files_it_wrote():
+    """A changed file that `--write` held back (the compiler refused it) is said apart; a dry
+    run and a text given on stdin count every change."""
+    from codemods.run.runner import Outcome, summarize
+
+    outcomes = [Outcome("a.py", diff="@@ a", written=True), Outcome("b.py", diff="@@ b"),
+                Outcome("-", diff="@@ c", output="migrated"), Outcome("d.py")]
+    summary = summarize(outcomes)
+    assert summary.line("migrated", written=True).startswith("2 files migrated (1 not written, as said above), ")
+    assert summary.line("would be migrated").startswith("3 files would be migrated, ")

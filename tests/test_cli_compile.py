@@ -68,6 +68,7 @@ def test_run_write_compile_does_not_write_what_the_compiler_rejects(gate):
     assert done.returncode == 1
     assert "not written: the compiler rejects the migration" in done.stderr
     assert gate.read_text() == GATE.format(marker=""), "the file is left as it was"
+    assert "0 files migrated (1 not written, as said above)" in done.stderr  # not counted as migrated
 
 
 def test_run_write_compile_writes_when_every_rejection_is_under_a_review_marker(gate):

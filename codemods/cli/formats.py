@@ -126,5 +126,5 @@ def finish(ui, fmt: str, outcomes: list[Outcome], rules, command: str, write: bo
         ui.say(f"capacity: {_count(summary.kernels, 'kernel region')} checked against the 910B buffer limits, "
                f"{summary.over_budget} over a limit (pypto-migrate report shows the numbers)")
     tail = "" if written or not summary.files_changed or stdin else " (dry run: --write applies it)"
-    ui.say(summary.line("migrated" if written else "would be migrated") + tail)
+    ui.say(summary.line("migrated" if written else "would be migrated", written) + tail)
     return code

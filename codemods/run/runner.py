@@ -319,9 +319,14 @@ class Summary:
     over_budget: int = 0
     compile_problems: int = 0
     files_compiled: int | None = None  # None without --compile
+    not_written: int = 0  # changed files a --write left as they were (the compiler refused them)
 
-    def line(self, verb: str) -> str:
-        text = f"{_count(self.files_changed, 'file')} {verb}, {_count(self.edits, 'edit')}, {self.review} need review"
+    def line(self, verb: str, written: bool = False) -> str:
+        held = self.not_written if written else 0
+        text = f"{_count(self.files_changed - held, 'file')} {verb}"
+        if held:
+            text += f" ({held} not written, as said above)"
+        text += f", {_count(self.edits, 'edit')}, {self.review} need review"
         if self.errors:
             text += f", {self.errors} could not be processed"
         if self.files_compiled is not None:
@@ -353,4 +358,6 @@ def summarize(outcomes: list[Outcome]) -> Summary:
             sum(o.compiled is not None and not o.compiled.skipped for o in outcomes)
             if any(o.compiled is not None for o in outcomes) else None
         ),
+        # A text from stdin is handed back, never written to a file: it is not held back.
+        not_written=sum(o.changed and not o.written and o.output is None for o in outcomes),
     )
