@@ -333,3 +333,31 @@ def test_an_op_call_the_interpreter_does_not_model_is_named_with_its_line(api):
     assert verdict.message == ("k.py:15: pl.matmul_acc: the interpreter does not model this call (matmul_acc() got an "
                                "unexpected keyword argument 'init_cond'); verify cannot run it (old profile)")
     assert "TypeError" not in verdict.message
+
+
+VALID_BY_POSITION = '''
+import pypto.language as pl
+
+ROWS = 8
+COLS = 16
+
+
+@pl.program
+class Part:
+    @pl.function(type=pl.FunctionType.InCore)
+    def main(self, x: pl.Tensor[[ROWS, COLS], pl.FP32],
+             out: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]]) -> pl.Tensor[[ROWS, COLS], pl.FP32]:
+        t = pl.load(x, [0, 0], [ROWS, COLS], [ROWS, COLS])
+        out = pl.store(t, [0, 0], out)
+        return out
+'''
+
+
+def test_a_load_given_its_valid_region_by_position_runs(api):
+    """c39's parser hands positional arguments to the IR op in its order (tensor, offsets,
+    shapes, valid_shapes, target_memory), and c39fe714a accepts this kernel: the fourth is the
+    valid region. The interpreter took it for the memory, and an original written so could not
+    be verified."""
+    text = VALID_BY_POSITION
+    verdict = verify(("part.py", text), ("part.py", text), Settings(), api)
+    assert verdict.code == EQUIVALENT, verdict.message

@@ -67,7 +67,15 @@ class MemoryOps:
             return self._tile(squeeze_lead(data, squeeze).copy(), x.space, valid)
         return Tensor(squeeze_lead(data, squeeze), squeeze_lead(written, squeeze), x.name, valid, x.kernel)
 
-    def load(self, tensor, offsets, shapes, target_memory="Vec", valid_shapes=None, transpose=False, valid_shape=None):
+    def load(self, tensor, offsets, shapes, valid=None, target_memory="Vec", valid_shapes=None, transpose=False,
+             valid_shape=None):
+        # The parser hands positional arguments to the IR op in its order, not in the stub's (the
+        # API tables' `params`): the fourth is the valid region, the fifth the memory.
+        if valid is not None:
+            if self.head:
+                valid_shape = valid
+            else:
+                valid_shapes = valid
         if self.head and (valid_shapes is not None or transpose):
             raise KernelError("pl operation 'load': load() got an unexpected keyword argument "
                               f"'{'valid_shapes' if valid_shapes is not None else 'transpose'}'")
