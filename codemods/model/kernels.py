@@ -15,7 +15,7 @@ from .aliases import ScopeTracker, dotted
 from .constants import Constant, builder_constants, evaluate, module_constants
 from ..syntax.memo import cached, table
 from ..syntax.nodes import attr_name, code, codes, statements
-from ..syntax.traversal import STATEMENT_TYPES, content
+from ..syntax.traversal import STATEMENT_TYPES, content, known_content
 from .values import SCALAR_VAL, TENSOR, TILE, UNKNOWN_VAL, VEC, Val
 
 # `@pl.function(type=...)`: what the compiler makes of a function's body. A kernel type's
@@ -55,7 +55,7 @@ class OpIndex(ScopeTracker):
         own: dict[cst.CSTNode, str] = {}
         units, prefix, scopes = self._units, self.prefix, self._stack
         resolved: dict[str, str | None] = {}  # root name -> module, in the scope entered last
-        known = table("content") or {}  # `content`'s answers, read here without a call per node
+        known = known_content()
         stack: list = [top]
         while stack:
             node = stack.pop()

@@ -13,7 +13,7 @@ def code(node: cst.CSTNode) -> str:
     """The source text of a node, as written (kept for the file: the planner, the region
     pass and the strict check spell the same sizes and names of the same trees again)."""
     if type(node) in _LEAVES and not node.lpar and not node.rpar:
-        return node.value  # what its code generation writes, without one: most sizes are names and numbers
+        return node.value  # what its code generation would write: most sizes are names and numbers
     return cached("code", node, _EMPTY.code_for_node)
 
 

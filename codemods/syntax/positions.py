@@ -196,13 +196,11 @@ class _Everything(CodegenState, Replaying):
         return "".join(pieces)
 
     def record_syntactic_position(self, node, *, start_node=None, end_node=None):
-        key = id(node)
+        key, start = id(node), None if start_node is None else id(start_node)
         if self.aliases:
             key = self.aliases.get(key, key)
-            if start_node is not None:
-                start_node = self.aliases.get(id(start_node), id(start_node))
-                return _Syntactic(self, key, start_node)
-        return _Syntactic(self, key, None if start_node is None else id(start_node))
+            start = None if start is None else self.aliases.get(start, start)
+        return _Syntactic(self, key, start)
 
 
 class _Nothing:

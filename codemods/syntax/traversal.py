@@ -162,7 +162,7 @@ def content(node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
     return tuple(out)
 
 
-def _known_content() -> dict:
+def known_content() -> dict:
     """`content`'s answers so far, for the walks below to read without a call per node (the
     memo's wrapper cost as much as a walk's own work)."""
     return table("content") or {}
@@ -170,7 +170,7 @@ def _known_content() -> dict:
 
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """Every node of a subtree but trivia, the root first (order otherwise unspecified)."""
-    known = _known_content()
+    known = known_content()
     stack = [node]
     while stack:
         n = stack.pop()
@@ -185,7 +185,7 @@ def own_and_nested(node: cst.CSTNode) -> tuple[list[cst.CSTNode], list[cst.CSTNo
     itself, and what it takes from the (cached) summaries of its inner statements."""
     own: list[cst.CSTNode] = []
     nested: list[cst.CSTNode] = []
-    known = _known_content()
+    known = known_content()
     stack = [node]
     while stack:
         n = stack.pop()
@@ -248,13 +248,18 @@ def made_from(tree: cst.CSTNode, previous: cst.CSTNode) -> None:
 
 
 def _parents(root: cst.CSTNode) -> dict[int, tuple[int, ...]]:
+    up: dict[int, tuple[int, ...]] = {}
     link = (table("made-from") or {}).get(id(root))
     if link is not None and link[0] is root:
-        hit = (table("parents") or {}).get(id(link[1]))
-        if hit is not None and hit[0] is link[1]:
-            return _parents_from(root, hit[1])
-    up: dict[int, tuple[int, ...]] = {}
-    known = _known_content()
+        previous = (table("parents") or {}).get(id(link[1]))
+        if previous is not None and previous[0] is link[1]:
+            # A tree a phase made: the map of the tree it was made from, and only the new nodes
+            # walked (a shared node is found there, its subtree with it). A shared node keeps its
+            # old parents besides its new ones: an old parent no longer in the tree was rebuilt,
+            # and so were all the nodes above it, none of them in the tree either; the ancestors
+            # found through them are never asked about.
+            up = dict(previous[1])
+    known = known_content()
     stack = [root]
     while stack:
         node = stack.pop()
@@ -267,26 +272,5 @@ def _parents(root: cst.CSTNode) -> dict[int, tuple[int, ...]]:
                 up[child_key] = (key,)
                 stack.append(child)
             elif key not in seen:  # the same object again, elsewhere: its subtree is walked once
-                up[child_key] = seen + (key,)
-    return up
-
-
-def _parents_from(root: cst.CSTNode, before: dict[int, tuple[int, ...]]) -> dict[int, tuple[int, ...]]:
-    """`_parents` of a tree that shares subtrees with the tree `before` maps: that map, with the
-    new nodes walked. A shared node keeps its old parents besides its new ones: an old parent
-    that is no longer in the tree was rebuilt, and so were all the nodes above it, none of
-    which is in the tree either; the ancestors found through them are never asked about."""
-    up = dict(before)
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        key = id(node)
-        for child in content(node):
-            child_key = id(child)
-            seen = up.get(child_key)
-            if seen is None:  # a new node: walked (a shared one's subtree is in `before`)
-                up[child_key] = (key,)
-                stack.append(child)
-            elif key not in seen:
                 up[child_key] = seen + (key,)
     return up
