@@ -18,6 +18,8 @@ simply not used.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 import sys
@@ -84,8 +86,6 @@ def _version(distribution: str) -> str:
 @lru_cache(maxsize=None)
 def _tool_fingerprint() -> str:
     """The tool's own code: a checkout being worked on must not reuse results of older code."""
-    import hashlib  # here and below: a run without the cache does not load OpenSSL's hashes or json
-
     digest = hashlib.sha256(__version__.encode())
     package = Path(__file__).resolve().parents[1]
     for path in sorted(package.rglob("*.py")):
@@ -95,8 +95,6 @@ def _tool_fingerprint() -> str:
 
 
 def _folder_fingerprint(folder: Path) -> str:
-    import hashlib
-
     digest = hashlib.sha256()
     for path in sorted(folder.rglob("*.toml")):
         digest.update(path.relative_to(folder).as_posix().encode())
@@ -106,9 +104,6 @@ def _folder_fingerprint(folder: Path) -> str:
 
 def settings_key(rule_ids: tuple[str, ...], strict: bool, rules_dir: Path, target: str = "", start: str = "") -> str:
     """Everything besides the file's content that a migration result depends on."""
-    import hashlib
-    import json
-
     parts = {
         "target": target,
         "from": start,
@@ -131,13 +126,9 @@ class ResultCache:
 
     @staticmethod
     def content_key(data: bytes) -> str:
-        import hashlib
-
         return hashlib.sha256(data).hexdigest()
 
     def get(self, key: str) -> dict | None:
-        import json
-
         try:
             with open(self.folder / f"{key}.json", encoding="utf-8") as fh:
                 entry = json.load(fh)
@@ -146,7 +137,6 @@ class ResultCache:
         return entry if isinstance(entry, dict) else None
 
     def put(self, key: str, entry: dict) -> None:
-        import json
         import tempfile
 
         try:
