@@ -20,6 +20,7 @@ from ..check.strict import rejects_any
 from ..check.findings import MARKER, scan
 from ..syntax.memo import forget, per_file
 from ..syntax.positions import Printed, code_starts_and_texts, standalone
+from ..syntax.rewrite import rewrite
 from ..check.results import Edit, EngineError, Result, SourceError
 from ..rulebook.loading import ApiTable, Rule
 from ..syntax.traversal import STATEMENT_TYPES, ancestors, made_from
@@ -360,7 +361,7 @@ def _phases(module: cst.Module, body: str, rules: tuple[Rule, ...], api: ApiTabl
         # The planner takes the words of the tree's code; for the input those of the file
         # itself (LibCST's round trip can lose whitespace, never a word).
         dispatcher = _Dispatcher(tree, tuple(r for r in rules if r.phase == phase), api, text_of_tree or body)
-        new_tree = tree.visit(dispatcher)
+        new_tree = rewrite(tree, dispatcher)
         plan = dispatcher.ctx._plan or plan
         if not (dispatcher.touched or dispatcher.marked):
             continue  # nothing written: the tree is as it was

@@ -69,12 +69,13 @@ class _Layout:
 _LAYOUTS: dict[type, _Layout] = {}
 
 
-def _layout(node: cst.CSTNode) -> _Layout:
+def layout(node: cst.CSTNode) -> _Layout:
+    """The fields LibCST visits in a node of this type, in its order, learnt from the first one."""
     kind = type(node)
-    layout = _LAYOUTS.get(kind)
-    if layout is None:
-        layout = _LAYOUTS[kind] = _learn(node)
-    return layout
+    known = _LAYOUTS.get(kind)
+    if known is None:
+        known = _LAYOUTS[kind] = _learn(node)
+    return known
 
 
 def _learn(node: cst.CSTNode) -> _Layout:
@@ -111,6 +112,11 @@ def _classes(hint) -> set:
     return set().union(*(_classes(a) for a in args))
 
 
+def holds_nodes_in(node: cst.CSTNode, fields: tuple[str, ...]) -> bool:
+    """Whether any of these fields of the node holds a node."""
+    return any(_holds_nodes(getattr(node, name)) for name in fields)
+
+
 def _holds_nodes(value, empty: bool = False) -> bool:
     if value is None:
         return empty
@@ -134,10 +140,10 @@ def _read(node: cst.CSTNode, fields: tuple[str, ...]) -> list[cst.CSTNode]:
 
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """`node.children`: the same nodes in the same order, without rebuilding the node."""
-    layout = _layout(node)
-    if layout.maybe and any(_holds_nodes(getattr(node, name)) for name in layout.maybe):
+    fields = layout(node)
+    if fields.maybe and holds_nodes_in(node, fields.maybe):
         return list(node.children)  # a field this type visits only sometimes: LibCST knows where
-    return _read(node, layout.fields)
+    return _read(node, fields.fields)
 
 
 @memoized("content")
@@ -145,12 +151,12 @@ def content(node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
     """The children of a node that are not trivia, in source order. Kept per node while a
     file is processed: the op index, the strict check, liveness and the region and interest
     walks each go over the same (mostly shared) trees."""
-    layout = _layout(node)
-    if layout.maybe and any(_holds_nodes(getattr(node, name)) for name in layout.maybe):
+    fields = layout(node)
+    if fields.maybe and holds_nodes_in(node, fields.maybe):
         return tuple([child for child in node.children if type(child) not in TRIVIA])
     # `_read` and the trivia filter in one loop: this runs once for every node of every tree.
     out: list[cst.CSTNode] = []
-    for name in layout.content:
+    for name in fields.content:
         value = getattr(node, name)
         if value is None or value is MaybeSentinel.DEFAULT:
             continue
