@@ -94,6 +94,31 @@ class _Starts(CodegenState, Replaying):
         return _Syntactic(self, key, start)
 
 
+class _Texts(_Starts):
+    """`_Starts` when no start is asked, only texts: the hooks that run for every node printed
+    check only for those (a phase's output, most of whose nodes are new)."""
+
+    __slots__ = ()
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        key = id(node)
+        if self.aliases:
+            key = self.aliases.get(key, key)
+        if key in self.text_wanted:
+            self.open.append((key, len(self.tokens), len(self.indent_tokens), len(self.indents)))
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        if self.open:
+            key = id(node)
+            if self.aliases:
+                key = self.aliases.get(key, key)
+            if self.open[-1][0] == key:
+                self._close()
+
+    def record_syntactic_position(self, node, *, start_node=None, end_node=None):
+        return _NOTHING
+
+
 def code_and_starts(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> tuple[str, dict[int, tuple[int, int]]]:
     """The module's code, and `id(node) -> (line, column)` (both 1-based) for each of `nodes`."""
     code, found, _ = code_starts_and_texts(module, nodes)
@@ -107,8 +132,9 @@ def code_starts_and_texts(module: cst.Module, nodes: Iterable[cst.CSTNode], text
     `source`, a print of a tree that shares statements with this one, and no starts asked,
     those statements' text is copied (`replay`); a text asked of a node inside one is not
     given (the caller prints that node alone)."""
-    state = _Starts(module, {id(n) for n in nodes}, {id(n) for n in texts_of})
-    _generate(module, state, source if not state.wanted else None)
+    wanted = {id(n) for n in nodes}
+    state = (_Starts if wanted else _Texts)(module, wanted, {id(n) for n in texts_of})
+    _generate(module, state, source if not wanted else None)
     return "".join(state.tokens), _lines_and_columns(state.tokens, state.found), state.texts
 
 
