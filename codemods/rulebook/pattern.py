@@ -25,7 +25,7 @@ from functools import lru_cache
 import libcst as cst
 
 from ..syntax.nodes import code
-from ..syntax.traversal import TRIVIA
+from ..syntax.traversal import NODE_TYPES, TRIVIA
 
 _MV = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _PREFIX = "__mv_"
@@ -172,21 +172,31 @@ def _filled(node: cst.CSTNode, alias: str, receiver: cst.BaseExpression, bound: 
                 raise PatternError(f"${var} is not bound")
             return bound[var]
     fields = {}
+    # Exact types, trivia handed over in place: `isinstance` on LibCST's classes goes through
+    # ABCMeta, and six children in ten are trivia.
     for name in _fields(kind):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            value = _filled(value, alias, receiver, bound)
-        elif type(value) in (tuple, list):
-            value = tuple(_filled(v, alias, receiver, bound) if isinstance(v, cst.CSTNode) else v for v in value)
+        of = type(value)
+        if of in NODE_TYPES:
+            if of not in TRIVIA:
+                value = _filled(value, alias, receiver, bound)
+        elif of is tuple or of is list:
+            value = tuple(_filled(v, alias, receiver, bound) if type(v) in NODE_TYPES and type(v) not in TRIVIA else v
+                          for v in value)
         fields[name] = value
     if kind is cst.Attribute and type(fields["value"]) is cst.Name and fields["value"].value == alias:
         fields["value"] = receiver
     return kind(**fields)
 
 
-@lru_cache(maxsize=None)
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
 def _fields(kind: type) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(kind))
+    names = _FIELDS.get(kind)
+    if names is None:
+        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind))
+    return names
 
 
 _DEFAULT_COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))

@@ -38,6 +38,9 @@ _TRIVIA_BASES = (
 )
 TRIVIA = frozenset(set(_TRIVIA_BASES) | set().union(*(_concrete(base) for base in _TRIVIA_BASES)))
 
+# Every concrete node class: `type(x) in NODE_TYPES` is `isinstance(x, cst.CSTNode)` without ABCMeta.
+NODE_TYPES = frozenset(_concrete(cst.CSTNode))
+
 # Simple statement lines and compound statements: the units the analyses summarise.
 STATEMENT_TYPES = frozenset(_concrete(cst.BaseStatement))
 
