@@ -110,6 +110,7 @@ class ApiTable:
     needs: tuple[str, ...] = ()
     done: tuple[str, ...] = ()
     tensor_kernels: bool = False  # tensor-level ops inside a kernel are lowered by the compiler
+    kernel_needs_output: bool = False  # an outlined kernel must return something (`model/outputs.py`)
 
     def removed(self) -> dict[str, Op]:
         return {n: op for n, op in self.ops.items() if op.kind == "removed"}
@@ -337,6 +338,7 @@ def load_api(rules_dir: Path | None = None, step: str | None = None) -> ApiTable
         needs=tuple(detect.get("needs", ())),
         done=tuple(detect.get("done", ())),
         tensor_kernels=bool(data.get("tensor_kernels", False)),
+        kernel_needs_output=bool(data.get("kernel_needs_output", False)),
     )
 
 
