@@ -93,7 +93,7 @@ class StrictChecker:
                           "pipeline stops (Internal error); return the Tensor it writes")
             return
         for region in self.regions.values():
-            if region.kind == "incore" and hands_nothing_back(func, region.node, self.ops):
+            if region.kind == "incore" and hands_nothing_back(func, region.node, self.ops, self.api.exists):
                 self._bad(region.node, f"pl.incore() block (kernel {region.index}) hands nothing back: it stores into no "
                           "Tensor and nothing it binds is read after it, so the compiler's pass pipeline stops (Internal "
                           "error: InCore function has no return statement); store what it computes, or remove the block")

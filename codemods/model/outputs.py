@@ -17,6 +17,8 @@ helper, binds through an attribute, defines a function), it is taken to hand som
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from ..syntax.nodes import statements
@@ -25,9 +27,9 @@ from ..syntax.traversal import content, walk
 # Ops that write memory: a block that calls one hands its Tensor back.
 _WRITES = frozenset({"store", "assemble", "setval", "store_scalar", "write"})
 # Statements whose bindings the check does not follow: a block holding one is left alone.
-_OPAQUE = (cst.FunctionDef, cst.ClassDef, cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal, cst.Try,
+_OPAQUE = frozenset({cst.FunctionDef, cst.ClassDef, cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal, cst.Try,
            cst.TryStar, cst.Match, cst.Del, cst.Return, cst.Raise, cst.NamedExpr, cst.Lambda, cst.Yield,
-           cst.Await, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+           cst.Await, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
 
 
 def lacks_return(func: cst.FunctionDef) -> bool:
@@ -44,29 +46,31 @@ def lacks_return(func: cst.FunctionDef) -> bool:
     return True
 
 
-def hands_nothing_back(func: cst.FunctionDef, block: cst.With, ops: dict[cst.CSTNode, str]) -> bool:
-    """Whether a `pl.incore()` block of `func` gives its outlined kernel nothing to return."""
-    bound = _bound(block, ops)
+def hands_nothing_back(func: cst.FunctionDef, block: cst.With, ops: dict[cst.CSTNode, str],
+                       known: Callable[[str], bool]) -> bool:
+    """Whether a `pl.incore()` block of `func` gives its outlined kernel nothing to return
+    (`known`: whether the target has an op; one it does not have may write memory)."""
+    bound = _bound(block, ops, known)
     if bound is None:
         return False
     if not bound:
         return True
-    return not bound & _names_outside(func, block)
+    return not _mentioned_outside(func, block, bound)
 
 
-def _bound(block: cst.With, ops: dict[cst.CSTNode, str]) -> set[str] | None:
+def _bound(block: cst.With, ops: dict[cst.CSTNode, str], known: Callable[[str], bool]) -> set[str] | None:
     """The names the block binds; None: it writes memory, or does what is not followed."""
     names: set[str] = set()
     for node in walk(block):
         if node is block:
             continue
-        if isinstance(node, _OPAQUE):
+        kind = type(node)  # exact types: LibCST's node classes are final (no ABCMeta)
+        if kind in _OPAQUE:
             return None
-        kind = type(node)
         if kind is cst.Call:
             op = ops.get(node)
-            if op is None or op.rpartition(".")[2] in _WRITES:
-                return None  # a helper's call, or a store: it may hand a Tensor back
+            if op is None or not known(op) or op.rpartition(".")[2] in _WRITES:
+                return None  # a helper's call, an op the table does not know, a store: it may hand a Tensor back
         elif kind is cst.Assign:
             for target in node.targets:
                 if not _names(target.target, names):
@@ -91,16 +95,15 @@ def _names(target, into: set[str]) -> bool:
     return False
 
 
-def _names_outside(func: cst.FunctionDef, block: cst.With) -> set[str]:
-    """Every name the function mentions outside the block: its parameters, what it binds or
-    reads anywhere else (before the block, after it, in a loop around it)."""
-    out: set[str] = set()
+def _mentioned_outside(func: cst.FunctionDef, block: cst.With, names: set[str]) -> bool:
+    """Whether the function mentions one of `names` outside the block: as a parameter, or bound
+    or read anywhere else (before the block, after it, in a loop around it)."""
     stack: list[cst.CSTNode] = [func]
     while stack:
         node = stack.pop()
         if node is block:
             continue
-        if type(node) is cst.Name:
-            out.add(node.value)
+        if type(node) is cst.Name and node.value in names:
+            return True
         stack.extend(content(node))
-    return out
+    return False

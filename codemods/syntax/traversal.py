@@ -188,10 +188,13 @@ def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         stack.extend(hit[1] if hit is not None and hit[0] is n else content(n))
 
 
+@memoized("own-and-nested")
 def own_and_nested(node: cst.CSTNode) -> tuple[list[cst.CSTNode], list[cst.CSTNode]]:
     """The nodes of a subtree outside any nested statement (the root included, trivia not),
     and the statements nested directly in it: what a summary of a statement computes
-    itself, and what it takes from the (cached) summaries of its inner statements."""
+    itself, and what it takes from the (cached) summaries of its inner statements. Kept per
+    node for the file (what a statement reads, writes and binds is each asked of it), so
+    the lists are read, never changed."""
     own: list[cst.CSTNode] = []
     nested: list[cst.CSTNode] = []
     known = known_content()
