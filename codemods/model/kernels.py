@@ -16,7 +16,7 @@ from .constants import Constant, builder_constants, evaluate, module_constants
 from ..syntax.memo import cached, table
 from ..syntax.nodes import attr_name, code, codes, statements
 from ..syntax.traversal import STATEMENT_TYPES, content, known_content
-from .values import SCALAR_VAL, TENSOR, TILE, UNKNOWN_VAL, VEC, Val
+from .values import SCALAR, SCALAR_VAL, TENSOR, TILE, UNKNOWN_VAL, VEC, Val
 
 # `@pl.function(type=...)`: what the compiler makes of a function's body. A kernel type's
 # whole body runs on the core (one kernel region); orchestration code has no region of its
@@ -133,28 +133,41 @@ def module_alias(ops: dict[cst.CSTNode, str]) -> str:
     return "pl"
 
 
-def parameter_value(annotation, ops: dict[cst.CSTNode, str]) -> Val:
+def parameter_value(annotation, ops: dict[cst.CSTNode, str], typed: bool = False) -> Val:
     """A kernel parameter from its annotation: `pl.Tensor[[B, H], pl.BF16]`, in `pl.Out[...]` or not.
 
     Only what the annotation says is known: a bare `pl.Tensor` is a Tensor of unknown shape,
     `pl.Scalar[...]` and Python's `int`/`float`/`bool` are scalars, and anything else (no
-    annotation, a class of the user's) is unknown, never guessed to be a scalar."""
+    annotation, a class of the user's) is unknown, never guessed to be a scalar.
+
+    Two readings of the same annotation: the 2026-03 step's (a Tile lives in Vec, a scalar is
+    a scalar) and, `typed`, the 2026-08 step's, which follows dtypes through scalar code (a
+    scalar has its dtype, `int` is an INDEX; a bare `pl.Scalar` says none and is unknown) and
+    places no Tile."""
     if annotation is None:
         return UNKNOWN_VAL
     head_node = annotation.value if isinstance(annotation, cst.Subscript) else annotation
     head = ops.get(head_node)
+    space = None if typed else VEC
     if isinstance(annotation, cst.Subscript):
         elements = [e.slice.value for e in annotation.slice if isinstance(e.slice, cst.Index)]
         if head in ("Out", "InOut") and elements:
-            return parameter_value(elements[0], ops)
+            return parameter_value(elements[0], ops, typed)
         if head in ("Tensor", "Tile") and elements:
             dtype = attr_name(elements[1]) if len(elements) > 1 else None
-            return Val(TENSOR if head == "Tensor" else TILE, codes(elements[0]), dtype, VEC if head == "Tile" else None)
+            return Val(TENSOR if head == "Tensor" else TILE, codes(elements[0]), dtype, space if head == "Tile" else None)
+        if typed and head == "Scalar" and elements:
+            return Val(SCALAR, (), attr_name(elements[0]))
     if head in ("Tensor", "Tile"):
-        return Val(TENSOR) if head == "Tensor" else Val(TILE, space=VEC)
-    if head == "Scalar" or (isinstance(annotation, cst.Name) and annotation.value in ("int", "float", "bool")):
+        return Val(TENSOR) if head == "Tensor" else Val(TILE, space=space)
+    if isinstance(annotation, cst.Name) and annotation.value in ("int", "float", "bool"):
+        return Val(SCALAR, (), _PYTHON_DTYPES[annotation.value]) if typed else SCALAR_VAL
+    if head == "Scalar" and not typed:
         return SCALAR_VAL
     return UNKNOWN_VAL
+
+
+_PYTHON_DTYPES = {"int": "INDEX", "bool": "BOOL", "float": "FP32"}
 
 
 def function_type(func: cst.FunctionDef, ops: dict[cst.CSTNode, str]) -> str:

@@ -15,14 +15,14 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ...model.extents import assignments, runtime_names
-from ...model.kernels import module_alias
+from ...model.kernels import module_alias, parameter_value
 from ...model.constants import builder_constants, evaluate, module_constants
 from ...model.results import promote
 from ...model.values import SCALAR, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, Val
 from ...syntax.memo import cached
 from ...syntax.nodes import attr_name, code, codes, statements
 from ...syntax.traversal import own_and_nested
-from .upgrade_signatures import annotation_type, pl_functions, scalar
+from .upgrade_signatures import pl_functions, scalar
 
 INTS = ("INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64", "INDEX")
 ELEMENTWISE = {"add", "sub", "mul", "div", "maximum", "minimum", "exp", "neg", "recip", "rsqrt", "sqrt", "log",
@@ -80,7 +80,7 @@ def _infer(module: cst.Module, ops) -> Module:
             info.local[func] = {**consts, **{n: c.value for n, c in builder_constants(builder, module_constants(module)).items()}}
         env: dict[str, Val] = {}
         for param in [*func.params.params, *func.params.kwonly_params]:
-            env[param.name.value] = annotation_type(param.annotation.annotation, ops) if param.annotation else UNKNOWN_VAL
+            env[param.name.value] = parameter_value(param.annotation.annotation if param.annotation else None, ops, typed=True)
         _walk(statements(func), env, func, ftype, info, ())
     return info
 
@@ -143,7 +143,7 @@ def _bind(small, env: dict, info: Module) -> None:
             for n in names:
                 env[n] = val if len(names) == 1 else UNKNOWN_VAL
     elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-        val = annotation_type(small.annotation.annotation, info.ops)
+        val = parameter_value(small.annotation.annotation, info.ops, typed=True)
         env[small.target.value] = val if val.kind != UNKNOWN or small.value is None else _type(small.value, env, info)
     elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
         env[small.target.value] = _type(small.target, env, info)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ...model.kernels import function_type
-from ...model.values import SCALAR, TENSOR, TILE, UNKNOWN_VAL, Val
-from ...syntax.nodes import attr_name, codes, statements
+from ...model.values import SCALAR, Val
+from ...syntax.nodes import statements
 
 PL_DECORATORS = ("function", "jit", "inline")
 
@@ -40,21 +40,3 @@ def pl_functions(module: cst.Module, ops) -> list[tuple[cst.FunctionDef, str]]:
 
     walk(module.body, None)
     return found
-
-
-def annotation_type(node, ops) -> Val:
-    head = ops.get(node.value if isinstance(node, cst.Subscript) else node)
-    if isinstance(node, cst.Subscript):
-        elements = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
-        if head in ("Out", "InOut") and elements:
-            return annotation_type(elements[0], ops)
-        if head in ("Tensor", "Tile") and elements:
-            dtype = attr_name(elements[1]) if len(elements) > 1 else None
-            return Val(TENSOR if head == "Tensor" else TILE, codes(elements[0]), dtype)
-        if head == "Scalar" and elements:
-            return scalar(attr_name(elements[0]))
-    if head in ("Tensor", "Tile"):
-        return Val(TENSOR if head == "Tensor" else TILE)
-    if isinstance(node, cst.Name) and node.value in ("int", "bool", "float"):
-        return scalar({"int": "INDEX", "bool": "BOOL", "float": "FP32"}[node.value])
-    return UNKNOWN_VAL
