@@ -103,3 +103,16 @@ def test_what_the_check_cannot_see_through_counts_as_handing_back(line, api):
     # than guess (c39's parser refuses these forms anyway, and says so itself).
     text = _opaque("with pl.incore():", f"    {LOAD}", line, "return out")
     assert not [m for _, m in violations(text, api) if NEEDS in m]
+
+
+def test_a_file_taken_on_to_2026_08_is_not_told_what_only_c39_wants(rules):
+    # The file goes through the 2026-03 step on its way; that step's check finds the kernel,
+    # but the 2026-08 compiler takes it: the finding is not carried to the end.
+    from codemods.run.runner import Job, migrate_text
+
+    text, line = REFUSED["an InCore function without a return"]
+    ids = tuple(r.id for r in rules)
+    at_03 = migrate_text(text, Job(rule_ids=ids, target="2026-03"))
+    at_08 = migrate_text(text, Job(rule_ids=ids, target="2026-08"))
+    assert [f.line for f in at_03.findings if NEEDS in f.message] == [line]
+    assert not [f for f in at_08.findings if NEEDS in f.message]

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ..check.results import Finding, Result
+from ..model.outputs import NO_RETURN
 from ..rulebook.loading import ApiTable, Rule, load_api, steps as all_steps
 
 
@@ -181,6 +182,8 @@ def migrate_steps(text: str, steps: list[Step], known_ids: frozenset[str], stric
             continue
         forward = _unchanged_lines(result.output, final.output)
         for f in errors:
+            if NO_RETURN in f.message and not steps[-1].api.kernel_needs_output:
+                continue  # only that step's compiler wants a kernel to return something
             line = forward.get(f.line)
             if line is not None and (line, f.message) not in seen:
                 seen.add((line, f.message))

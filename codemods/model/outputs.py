@@ -24,6 +24,10 @@ import libcst as cst
 from ..syntax.nodes import statements
 from ..syntax.traversal import content, walk
 
+# What the strict check's findings about it say (the compiler's own words), so that a later
+# step whose compiler takes such a kernel can drop them.
+NO_RETURN = "no return statement"
+
 # Ops that write memory: a block that calls one hands its Tensor back.
 _WRITES = frozenset({"store", "assemble", "setval", "store_scalar", "write"})
 # Statements whose bindings the check does not follow: a block holding one is left alone.
