@@ -1,10 +1,9 @@
 """A transformer pass that rebuilds only the nodes on the path to a change.
 
 `tree.visit(transformer)` makes a new copy of every node whose children it enters, changed or
-not. The copies cost a constructor and LibCST's validation each, and they cut every tie
-between a phase's output and its input: a statement that merely held a call some rule looked
-at came out as new objects, so the output's print, parent map and op index could not reuse
-what was known of it. `rewrite` calls the transformer's `on_visit` and `on_leave` for the same
+not, and calls two attribute hooks per field. The copies cost a constructor and LibCST's
+validation each, and a subtree it entered that no hook changed comes out as new objects,
+which the output's print, parent map and op index then take for new. `rewrite` calls the transformer's `on_visit` and `on_leave` for the same
 nodes in the same order as LibCST's `visit` does, with the same results for every hook; only a
 node whose children changed is built again, and a node nobody changed is handed to `on_leave`
 as itself.
