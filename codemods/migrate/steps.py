@@ -23,7 +23,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ..check.results import Finding, Result
-from ..model.outputs import NO_RETURN
 from ..rulebook.loading import ApiTable, Rule, load_api, steps as all_steps
 
 
@@ -163,6 +162,8 @@ def migrate_steps(text: str, steps: list[Step], known_ids: frozenset[str], stric
     if len(steps) == 1:
         step = steps[0]
         return migrate(text, step.rules, step.api, known_ids, strict=strict)
+    from ..model.outputs import NO_RETURN  # here: a warm run imports this module, and LibCST with it never
+
     results: list[Result] = []
     current = text
     for step in steps:
