@@ -24,7 +24,7 @@ from ..model.results import result_val
 from ..model.kernels import (COUNTER, OpIndex, chunked_bounds, find_regions, function_type, kernel_functions, loop_targets,
                              parameter_value, scope_kind)
 from ..model.constants import scalar_dtype
-from ..model.outputs import hands_nothing_back, lacks_return
+from ..model.outputs import NO_RETURN, hands_nothing_back, lacks_return
 from ..syntax.memo import cached
 from ..syntax.nodes import code, statements
 from ..syntax.traversal import ancestors, content
@@ -89,14 +89,14 @@ class StrictChecker:
         if whole is not None:
             # Measured: AIC and AIV functions (the halves of a cross-core kernel) may end without one.
             if function_type(func, self.ops) == "InCore" and lacks_return(func):
-                self._bad(func.name, f"InCore function {func.name.value} has no return statement: the compiler's pass "
+                self._bad(func.name, f"InCore function {func.name.value} has {NO_RETURN}: the compiler's pass "
                           "pipeline stops (Internal error); return the Tensor it writes")
             return
         for region in self.regions.values():
             if region.kind == "incore" and hands_nothing_back(func, region.node, self.ops, self.api.exists):
                 self._bad(region.node, f"pl.incore() block (kernel {region.index}) hands nothing back: it stores into no "
                           "Tensor and nothing it binds is read after it, so the compiler's pass pipeline stops (Internal "
-                          "error: InCore function has no return statement); store what it computes, or remove the block")
+                          f"error: InCore function has {NO_RETURN}); store what it computes, or remove the block")
 
     def _own_type(self, small: cst.AnnAssign) -> bool:
         """`pl.Tensor[...]`/`pl.Tile[...]` itself, not wrapped (pl.Out[...])."""

@@ -31,9 +31,11 @@ NO_RETURN = "no return statement"
 # Ops that write memory: a block that calls one hands its Tensor back.
 _WRITES = frozenset({"store", "assemble", "setval", "store_scalar", "write"})
 # Statements whose bindings the check does not follow: a block holding one is left alone.
-_OPAQUE = frozenset({cst.FunctionDef, cst.ClassDef, cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal, cst.Try,
-           cst.TryStar, cst.Match, cst.Del, cst.Return, cst.Raise, cst.NamedExpr, cst.Lambda, cst.Yield,
-           cst.Await, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
+_OPAQUE = frozenset({
+    cst.FunctionDef, cst.ClassDef, cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal, cst.Try, cst.TryStar,
+    cst.Match, cst.Del, cst.Return, cst.Raise, cst.NamedExpr, cst.Lambda, cst.Yield, cst.Await, cst.ListComp,
+    cst.SetComp, cst.DictComp, cst.GeneratorExp,
+})
 
 
 def lacks_return(func: cst.FunctionDef) -> bool:
@@ -79,7 +81,7 @@ def _bound(block: cst.With, ops: dict[cst.CSTNode, str], known: Callable[[str], 
             for target in node.targets:
                 if not _names(target.target, names):
                     return None
-        elif kind in (cst.AnnAssign, cst.AugAssign) or kind is cst.For:
+        elif kind in (cst.AnnAssign, cst.AugAssign, cst.For):
             if not _names(node.target, names):
                 return None
         elif kind is cst.With and node is not block:
