@@ -49,7 +49,9 @@ def test_steps_never_go_past_the_target_and_from_overrides():
     assert [s.name for s in steps_for(APRIL, rules, "2026-08", start="2026-03")] == ["2026-03", "2026-08"]
     assert [s.name for s in steps_for(FEBRUARY, rules, "2026-08", start="2026-08")] == ["2026-08"]
     for step in steps_for(FEBRUARY, rules, "2026-08"):
-        assert step.api.step == step.name and all(r.step == step.name for r in step.rules)
+        # A step runs its own rules, and the target's step the checks of the target (`at_target`).
+        assert step.api.step == step.name
+        assert all(r.step == step.name or (r.at_target and step.name == "2026-08") for r in step.rules)
 
 
 def test_the_2026_08_table_inherits_what_it_does_not_change():
@@ -162,3 +164,34 @@ def test_a_step_s_own_diagnostic_runs_only_when_that_step_is_the_target():
     assert any(f.rule == "PTO014" for f in at_03.findings), "the 2026-03 target keeps its capacity marker"
     assert not any(f.rule == "PTO014" for f in at_08.findings) and "PTO014" not in at_08.output
     assert [s.name for s in steps_for(text, load_rules(), "2026-08")] == ["2026-03", "2026-08"]
+
+
+@pytest.mark.parametrize("op,known_at_08", [("col_expand_add", True), ("frobnicate", False)])
+def test_a_name_is_unknown_by_the_target_s_table(op, known_at_08):
+    """PTO020 asks the target's table, not the tables on the way: `pl.col_expand_add` (of pypto
+    after c39fe714a) is flagged going to 2026-03 and not going on to 2026-08; a name no version
+    has is flagged in both, with the target's version in the message."""
+    from codemods.run.runner import Job, migrate_text
+
+    text = (
+        "import pypto.language as pl\n\n\n@pl.program\nclass P:\n"
+        "    @pl.function\n"
+        "    def main(self, x: pl.Tensor[[8, 16], pl.FP32], b: pl.Tensor[[1, 16], pl.FP32],\n"
+        "             out: pl.Out[pl.Tensor[[8, 16], pl.FP32]]) -> pl.Tensor[[8, 16], pl.FP32]:\n"
+        "        with pl.auto_incore():\n"
+        "            for i in pl.parallel(0, 4, 1, chunk=2):\n"
+        "                t = pl.view(x, [8, 16], [0, 0])\n"
+        f"                y = pl.{op}(t, pl.view(b, [1, 16], [0, 0]))\n"
+        "                out = pl.assemble(out, y, [0, 0])\n"
+        "        return out\n"
+    )
+    rules = load_rules()
+    ids = tuple(r.id for r in rules)
+    assert [s.name for s in steps_for(text, rules, "2026-08")] == ["2026-03", "2026-08"]
+    assert "PTO020" not in [r.id for r in steps_for(text, rules, "2026-08")[0].rules]
+    at_03 = migrate_text(text, Job(ids, target="2026-03"))
+    at_08 = migrate_text(text, Job(ids, target="2026-08"))
+    assert [f.message.split(" API")[0] for f in at_03.findings if f.rule == "PTO020"] == [
+        f"pl.{op} does not exist in the 2026-03-09"]
+    flagged = [f.message.split(" API")[0] for f in at_08.findings if f.rule == "PTO020"]
+    assert flagged == ([] if known_at_08 else [f"pl.{op} does not exist in the 2026-08-21"])

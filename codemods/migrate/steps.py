@@ -149,7 +149,9 @@ def steps_for(text: str, rules: tuple[Rule, ...], target: str, start: str = "", 
         first = first_step(text, tables) if end > 1 else 0
     chosen = []
     for name, table in zip(names[first:end], tables[first:]):
-        mine = tuple(r for r in rules if r.step == name and (name == target or not r.target_only))
+        mine = tuple(r for r in rules if r.step == name and (name == target or not (r.target_only or r.at_target)))
+        if name == target:  # an earlier step's check of the target, with the target's table
+            mine += tuple(r for r in rules if r.at_target and r.step in names[:end - 1])
         if mine or name == target:  # a step none of whose rules is selected is not run, but the target's check is
             chosen.append(Step(name, mine, table))
     return chosen

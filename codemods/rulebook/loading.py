@@ -55,6 +55,9 @@ class Rule:
     # A diagnostic about this step's compiler only (its buffer figures): not run when a later
     # step is the target, whose compiler decides otherwise and whose own rules say so.
     target_only: bool = False
+    # A check of whatever the target is (a name the target does not have): it runs at the
+    # target's step, with the target's table, and not at the steps on the way there.
+    at_target: bool = False
 
     def describe(self) -> str:
         return f"{self.id} {self.name}"
@@ -218,6 +221,7 @@ def load_rule(path: Path) -> Rule:
         requires=tuple(requires),
         step=path.parent.name,
         target_only=bool(data.get("target_only", False)),
+        at_target=bool(data.get("at_target", False)),
     )
 
 
