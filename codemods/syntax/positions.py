@@ -16,6 +16,7 @@ from functools import lru_cache
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
+from .codegen import light_parentheses
 from .replay import Replaying, stand_in
 from .traversal import TRIVIA
 
@@ -93,6 +94,14 @@ class _Starts(CodegenState, Replaying):
             self.wanted.add(start)  # generated inside this block: its start is this one's
         return _Syntactic(self, key, start)
 
+    def syntactic_start(self, node) -> None:
+        """`record_syntactic_position(node)` where the start is here (`codegen.py` calls it)."""
+        key = id(node)
+        if self.aliases:
+            key = self.aliases.get(key, key)
+        if key in self.wanted:
+            self.found[key] = len(self.tokens)
+
 
 class _Texts(_Starts):
     """`_Starts` when no start is asked, only texts: the hooks that run for every node printed
@@ -117,6 +126,9 @@ class _Texts(_Starts):
 
     def record_syntactic_position(self, node, *, start_node=None, end_node=None):
         return _NOTHING
+
+    def syntactic_start(self, node) -> None:
+        pass
 
 
 def code_and_starts(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> tuple[str, dict[int, tuple[int, int]]]:
@@ -228,6 +240,12 @@ class _Everything(CodegenState, Replaying):
             start = None if start is None else self.aliases.get(start, start)
         return _Syntactic(self, key, start)
 
+    def syntactic_start(self, node) -> None:
+        key = id(node)
+        if self.aliases:
+            key = self.aliases.get(key, key)
+        self.found[key] = len(self.tokens)
+
 
 class _Nothing:
     """The context of a position nobody asked for."""
@@ -306,7 +324,8 @@ def _generate(module: cst.Module, state, source: Printed | None) -> None:
         if spliced is not None:
             module, aliases = spliced
             state.start_replays(source._state, aliases)
-    module._codegen(state)
+    with light_parentheses():
+        module._codegen(state)
 
 
 def _lines_and_columns(tokens: list[str], found: dict[int, int]) -> dict[int, tuple[int, int]]:

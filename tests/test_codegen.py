@@ -1,0 +1,100 @@
+"""Our prints open LibCST's parentheses with a class: only while they run, and with LibCST's
+own results for every state (ours record starts directly; any other gets its context)."""
+
+from __future__ import annotations
+
+import threading
+
+import libcst as cst
+import pytest
+from libcst._nodes.expression import _BaseParenthesizedNode
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from codemods.syntax import codegen
+from codemods.syntax.codegen import light_parentheses
+from codemods.syntax.positions import Printed, code_and_starts
+
+SOURCE = """\
+x = ((a + b)) * (c)
+y = f((1, 2), [(k)], {(v): (w)})[(i)]
+if (n := len(x)) > (0):
+    z = (lambda q: (q))(  # comment
+        (y)
+    )
+"""
+
+
+def _current():
+    return _BaseParenthesizedNode.__dict__["_parenthesize"]
+
+
+def test_the_class_stands_in_only_inside_the_block():
+    libcsts = _current()
+    with light_parentheses():
+        assert _current() is not libcsts
+    assert _current() is libcsts
+
+
+def test_an_inner_block_leaves_the_outer_ones_class_in_place():
+    with light_parentheses():
+        ours = _current()
+        with light_parentheses():
+            pass
+        assert _current() is ours
+    assert _current() is codegen._LIBCSTS
+
+
+def test_an_error_inside_puts_libcsts_back():
+    with pytest.raises(ZeroDivisionError), light_parentheses():
+        1 / 0
+    assert _current() is codegen._LIBCSTS
+
+
+def test_a_parenthesize_it_does_not_know_is_left_alone(monkeypatch):
+    monkeypatch.setattr(codegen, "_KNOWN", False)
+    with light_parentheses():
+        assert _current() is codegen._LIBCSTS
+
+
+def test_libcsts_own_states_get_the_same_code_and_positions_inside():
+    module = cst.parse_module(SOURCE)
+    outside = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    with light_parentheses():
+        assert module.code == SOURCE
+        inside = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        assert module.code_for_node(module.body[1]) == "y = f((1, 2), [(k)], {(v): (w)})[(i)]\n"
+    assert dict(inside) == dict(outside)
+
+
+def test_our_prints_place_a_parenthesized_node_inside_its_parentheses():
+    module = cst.parse_module(SOURCE)
+    nodes = [n for n in _walk(module) if isinstance(n, _BaseParenthesizedNode) and n.lpar]
+    assert len(nodes) >= 10
+    theirs = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    text, found = code_and_starts(module, nodes)
+    printed = Printed(module).starts(nodes)
+    assert text == SOURCE
+    for node in nodes:
+        start = theirs[node].start
+        assert found[id(node)] == printed[id(node)] == (start.line, start.column + 1), cst.Module([]).code_for_node(node)
+
+
+def test_a_print_in_another_thread_is_served_while_one_runs():
+    module = cst.parse_module(SOURCE * 50)
+    texts = []
+    worker = threading.Thread(target=lambda: texts.extend(module.code for _ in range(20)))
+    with light_parentheses():
+        worker.start()
+        for _ in range(20):
+            texts.append(Printed(module).code)
+    worker.join()
+    assert set(texts) == {SOURCE * 50} and len(texts) == 40
+    assert _current() is codegen._LIBCSTS
+
+
+def _walk(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children)
