@@ -11,8 +11,9 @@ from libcst._nodes.expression import _BaseParenthesizedNode
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from codemods.syntax import codegen
-from codemods.syntax.codegen import light_parentheses
+from codemods.syntax.codegen import CodegenError, code_for_node, light_parentheses
 from codemods.syntax.positions import Printed, code_and_starts
+from test_traversal import EXTRA
 
 SOURCE = """\
 x = ((a + b)) * (c)
@@ -89,6 +90,22 @@ def test_a_print_in_another_thread_is_served_while_one_runs():
             texts.append(Printed(module).code)
     worker.join()
     assert set(texts) == {SOURCE * 50} and len(texts) == 40
+    assert _current() is codegen._LIBCSTS
+
+
+@pytest.mark.parametrize("source", [SOURCE, EXTRA, "if x:\r\n\tdef f(a = (1)):\r\n\t\treturn (a)\r\n"])
+def test_a_node_alone_is_printed_as_code_for_node_prints_it(source):
+    module = cst.parse_module(source)
+    nodes = list(_walk(module))
+    assert len(nodes) > 40
+    for node in nodes:
+        try:
+            theirs = module.code_for_node(node)
+        except CodegenError:  # a node that prints only inside its parent
+            with pytest.raises(CodegenError):
+                code_for_node(node, module)
+            continue
+        assert code_for_node(node, module) == theirs, type(node).__name__
     assert _current() is codegen._LIBCSTS
 
 

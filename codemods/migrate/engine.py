@@ -18,6 +18,7 @@ import libcst as cst
 from ..text.diffs import restore_untouched
 from ..check.strict import rejects_any
 from ..check.findings import MARKER, scan
+from ..syntax.codegen import CodegenError, code_for_node
 from ..syntax.memo import forget, per_file
 from ..syntax.positions import Printed, code_starts_and_texts, standalone
 from ..syntax.rewrite import rewrite
@@ -110,8 +111,8 @@ class _Dispatcher(cst.CSTTransformer):
         if isinstance(node, cst.Annotation):  # alone it has no `:` or `->` to print
             node = node.annotation
         try:
-            return self.ctx.module.code_for_node(node)
-        except cst.CSTCodegenError:  # a node that prints only inside its parent: no text, never a failed file
+            return code_for_node(node, self.ctx.module)
+        except CodegenError:  # a node that prints only inside its parent: no text, never a failed file
             return ""
 
     def _subtrees_to_enter(self, module: cst.Module, transforms: list) -> set[int] | None:

@@ -14,14 +14,16 @@ opens it, so code that prints in another thread meanwhile is served exactly as b
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-from collections.abc import Iterator
-
+import libcst as cst
+from libcst._nodes.base import CSTCodegenError as CodegenError  # not exported by `libcst` itself
 from libcst._nodes.expression import _BaseParenthesizedNode
+from libcst._nodes.internal import CodegenState
 
 # What LibCST's `_parenthesize` reads (libcst 1.x): another body is left alone.
 _KNOWN_NAMES = ("lpar", "_codegen", "record_syntactic_position", "rpar")
 _LIBCSTS = _BaseParenthesizedNode.__dict__.get("_parenthesize")
+_BODY = getattr(_LIBCSTS, "__wrapped__", None)
+_KNOWN = _BODY is not None and _BODY.__code__.co_names == _KNOWN_NAMES
 
 
 class _Parenthesized:
@@ -54,19 +56,52 @@ def _parenthesized(node, state) -> _Parenthesized:
     return _Parenthesized(node, state)
 
 
-_BODY = getattr(_LIBCSTS, "__wrapped__", None)
-_KNOWN = _BODY is not None and _BODY.__code__.co_names == _KNOWN_NAMES
-
-
-@contextmanager
-def light_parentheses() -> Iterator[None]:
+class light_parentheses:  # noqa: N801 - a context manager, named as contextlib's are
     """For the code generations run inside: LibCST's `_parenthesize` as a class. Inside
     another such block (or while another thread has one open) this one changes nothing."""
-    if not _KNOWN or _BaseParenthesizedNode.__dict__.get("_parenthesize") is not _LIBCSTS:
-        yield
-        return
-    _BaseParenthesizedNode._parenthesize = _parenthesized
-    try:
-        yield
-    finally:
-        _BaseParenthesizedNode._parenthesize = _LIBCSTS
+
+    __slots__ = ("swapped",)
+
+    def __enter__(self) -> None:
+        self.swapped = _KNOWN and _BaseParenthesizedNode.__dict__.get("_parenthesize") is _LIBCSTS
+        if self.swapped:
+            _BaseParenthesizedNode._parenthesize = _parenthesized
+
+    def __exit__(self, *exc) -> bool:
+        if self.swapped:
+            _BaseParenthesizedNode._parenthesize = _LIBCSTS
+        return False
+
+
+class Nothing:
+    """The context of a position nobody asked for."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc) -> bool:
+        return False
+
+
+NOTHING = Nothing()
+
+
+class _Plain(CodegenState):
+    """`code_for_node`'s state, which records no position."""
+
+    def record_syntactic_position(self, node, *, start_node=None, end_node=None):
+        return NOTHING
+
+    def syntactic_start(self, node) -> None:
+        pass
+
+
+def code_for_node(node: cst.CSTNode, module: cst.Module) -> str:
+    """`module.code_for_node(node)`: the same text, printed the light way (or its
+    `CodegenError`, for a node that prints only inside its parent)."""
+    state = _Plain(default_indent=module.default_indent, default_newline=module.default_newline)
+    with light_parentheses():
+        node._codegen(state)
+    return "".join(state.tokens)

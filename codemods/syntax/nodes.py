@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from .codegen import code_for_node
 from .memo import cached
 
 _EMPTY = cst.Module([])
@@ -14,7 +15,11 @@ def code(node: cst.CSTNode) -> str:
     pass and the strict check spell the same sizes and names of the same trees again)."""
     if type(node) in _LEAVES and not node.lpar and not node.rpar:
         return node.value  # what its code generation would write: most sizes are names and numbers
-    return cached("code", node, _EMPTY.code_for_node)
+    return cached("code", node, _alone)
+
+
+def _alone(node: cst.CSTNode) -> str:
+    return code_for_node(node, _EMPTY)
 
 
 _LEAVES = frozenset({cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString})

@@ -16,7 +16,7 @@ from functools import lru_cache
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
-from .codegen import light_parentheses
+from .codegen import NOTHING, light_parentheses
 from .replay import Replaying, stand_in
 from .traversal import TRIVIA
 
@@ -88,7 +88,7 @@ class _Starts(CodegenState, Replaying):
         if self.aliases:
             key = self.aliases.get(key, key)
         if key not in self.wanted:
-            return _NOTHING
+            return NOTHING
         start = None if start_node is None else self.aliases.get(id(start_node), id(start_node))
         if start is not None:
             self.wanted.add(start)  # generated inside this block: its start is this one's
@@ -125,7 +125,7 @@ class _Texts(_Starts):
                 self._close()
 
     def record_syntactic_position(self, node, *, start_node=None, end_node=None):
-        return _NOTHING
+        return NOTHING
 
     def syntactic_start(self, node) -> None:
         pass
@@ -245,21 +245,6 @@ class _Everything(CodegenState, Replaying):
         if self.aliases:
             key = self.aliases.get(key, key)
         self.found[key] = len(self.tokens)
-
-
-class _Nothing:
-    """The context of a position nobody asked for."""
-
-    __slots__ = ()
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc) -> bool:
-        return False
-
-
-_NOTHING = _Nothing()
 
 
 class _Syntactic:
