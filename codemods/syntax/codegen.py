@@ -15,9 +15,11 @@ opens it, so code that prints in another thread meanwhile is served exactly as b
 from __future__ import annotations
 
 import libcst as cst
-from libcst._nodes.base import CSTCodegenError as CodegenError  # not exported by `libcst` itself
+from libcst._nodes.base import CSTCodegenError
 from libcst._nodes.expression import _BaseParenthesizedNode
 from libcst._nodes.internal import CodegenState
+
+CodegenError = CSTCodegenError  # what a node that prints only inside its parent raises alone; `libcst` does not export it
 
 # What LibCST's `_parenthesize` reads (libcst 1.x): another body is left alone.
 _KNOWN_NAMES = ("lpar", "_codegen", "record_syntactic_position", "rpar")
