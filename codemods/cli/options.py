@@ -106,9 +106,11 @@ def _size(ctx, param, value):
 
 
 def cache_dir(no_cache: bool):
+    if no_cache:
+        return None  # the cache's module (and its hashing) is not even loaded
     from ..run.cache import default_dir
 
-    return None if no_cache else default_dir()
+    return default_dir()
 
 
 # Speed and memory: results kept between runs, and a bound on what one file may cost.

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -40,6 +39,8 @@ class Compiler:
 
 @lru_cache(maxsize=4)
 def compilers(rules_dir: Path | None = None) -> dict[str, Compiler]:
+    import tomllib  # read only when a compiler is asked for: every run resolves `compiler_python`
+
     from ..rulebook.loading import default_rules_dir
 
     path = (rules_dir or default_rules_dir()) / "api" / "compilers.toml"

@@ -21,7 +21,6 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -80,6 +79,8 @@ def _common_folder(paths: list[Path]) -> Path:
 
 
 def _table(pyproject: Path) -> dict | None:
+    import tomllib  # only a folder with a pyproject.toml pays for it
+
     try:
         source = pyproject.read_text(encoding="utf-8")
         data = tomllib.loads(source)

@@ -15,7 +15,6 @@ from pathlib import Path
 
 from ..text.diffs import diff_body, with_header
 from ..check.results import Edit, Finding, SourceError
-from .cache import ResultCache, error_entry, from_entry, result_entry, settings_key
 from ..rulebook.loading import DEFAULT_TARGET, default_rules_dir, load_api, load_rules
 from ..text.sources import FileProblem, decode, display_path, read_bytes, write_atomic
 
@@ -102,12 +101,18 @@ def migrate_text(text: str, job: Job, strict: bool | None = None):
 
 
 def _key(job: Job) -> str:
+    from .cache import settings_key
+
     return settings_key(job.rule_ids, job.strict, job.rules_dir or default_rules_dir(), job.target, job.start)
 
 
-def _cache(job: Job) -> ResultCache | None:
+def _cache(job: Job):
+    """The job's result cache, or None (`--no-cache`): a run without it never loads the
+    cache's module, nor the hashing and JSON it needs."""
     if job.cache_dir is None:
         return None
+    from .cache import ResultCache
+
     key = job.cache_key or _key(job)
     return ResultCache(job.cache_dir, key)
 
@@ -118,6 +123,8 @@ def _migration(data: bytes, text: str, job: Job, entry: dict | None = None, key:
     cache = _cache(job)
     key = key or (cache.content_key(data) if cache is not None else "")
     if cache is not None:
+        from .cache import error_entry, from_entry, result_entry
+
         entry = entry if entry is not None else cache.get(key)
         if entry is not None:
             try:
