@@ -18,7 +18,7 @@ from __future__ import annotations
 import inspect
 import re
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -225,9 +225,9 @@ def check(verbose: bool = False) -> list[Finding]:
             names, required = signature(fn)
             spec_form = spec
             if family == TILE and kind == "unified" and spec.tile_params is not None:
-                spec_form = replace(spec, params=spec.tile_params)
+                spec_form = spec._replace(params=spec.tile_params)
             elif family == TENSOR and kind == "unified" and spec.scratch:  # the tensor form needs no scratch
-                spec_form = replace(spec, params=tuple(p for p in spec.params if p != spec.scratch))
+                spec_form = spec._replace(params=tuple(p for p in spec.params if p != spec.scratch))
             if not same_params(spec_form, names):
                 findings.append(Finding(name, "params", f"the table says ({', '.join(spec.params)}), "
                                         f"the compiler's {family.lower()} op takes ({', '.join(names)})"))

@@ -5,10 +5,10 @@ all cached never needs)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Edit:
+class Edit(NamedTuple):
     rule: str
     line: int
     column: int
@@ -17,8 +17,7 @@ class Edit:
     after: str = ""  # what it became or what was inserted; "" for a removal
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
     """Something a person must look at, positioned in the migrated text (1-based)."""
 
     rule: str

@@ -15,7 +15,7 @@ inside kernels are not violations: the compiler's ConvertTensorToTileOps pass lo
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import libcst as cst
 
@@ -38,16 +38,13 @@ _OPERATIONS = frozenset({cst.BinaryOperation, cst.UnaryOperation, cst.Comparison
 
 
 
-@dataclass(frozen=True)
-
-class Violation:
+class Violation(NamedTuple):
     node: cst.CSTNode
     message: str
     rejects: bool = True  # the target compiler rejects it (parse or pass pipeline), measured
 
 
-@dataclass(frozen=True)
-class _V:
+class _V(NamedTuple):
     """A value with the kernel it lives in (tiles cannot leave it)."""
 
     val: Val

@@ -5,7 +5,7 @@ problem at `path:line:col`, the pseudo rules of problems no rule file names, the
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..run.runner import Outcome
 
@@ -25,8 +25,7 @@ PSEUDO_RULES = {
 }
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(NamedTuple):
     """A line of `path:line:col: level RULE: message`, positioned in the migrated text."""
 
     line: int

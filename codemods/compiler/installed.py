@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 ENV = "PYPTO_PYTHON"
 
 
-@dataclass(frozen=True)
-class Compiler:
+class Compiler(NamedTuple):
     target: str  # "2026-03"
     commit: str
     date: str

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 from dataclasses import dataclass
+from typing import NamedTuple
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
@@ -226,8 +227,7 @@ class _Dispatcher(cst.CSTTransformer):
 _BLOCKS = frozenset({cst.IndentedBlock, cst.Module})
 
 
-@dataclass(frozen=True)
-class _Later:
+class _Later(NamedTuple):
     """An edit's after-text still to be read off the output tree's code generation."""
 
     nodes: tuple[cst.CSTNode, ...]

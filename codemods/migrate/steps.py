@@ -20,14 +20,13 @@ from __future__ import annotations
 import ast
 import difflib
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from ..check.results import Finding, Result
 from ..rulebook.loading import ApiTable, Rule, load_api, steps as all_steps
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(NamedTuple):
     name: str  # `2026-03`
     rules: tuple[Rule, ...]  # the selected rules of this step
     api: ApiTable
@@ -176,7 +175,7 @@ def migrate_steps(text: str, steps: list[Step], known_ids: frozenset[str], stric
     edits = list(results[0].edits)
     for i in range(1, len(results)):
         back = _back_map(results[i].source, text) if results[i].edits else {}
-        edits += [replace(e, line=back.get(e.line, e.line)) for e in results[i].edits]
+        edits += [e._replace(line=back.get(e.line, e.line)) for e in results[i].edits]
     findings = list(final.findings)
     seen = {(f.line, f.message) for f in findings}
     for i, result in enumerate(results[:-1]):

@@ -7,15 +7,14 @@ constants are known.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 TENSOR, TILE, SCALAR, UNKNOWN = "Tensor", "Tile", "Scalar", "unknown"
 VEC, MAT, LEFT, RIGHT, ACC = "Vec", "Mat", "Left", "Right", "Acc"
 MATMUL_ACC_DTYPE = "FP32"
 
 
-@dataclass(frozen=True)
-class Val:
+class Val(NamedTuple):
     kind: str
     shape: tuple[str, ...] | None = None
     dtype: str | None = None
@@ -25,9 +24,7 @@ class Val:
     layout: str | None = None
 
     def but(self, **changes) -> "Val":
-        # `dataclasses.replace` walks the fields' metadata on every call; this is asked of most values.
-        return Val(**{"kind": self.kind, "shape": self.shape, "dtype": self.dtype, "space": self.space,
-                      "layout": self.layout, **changes})
+        return self._replace(**changes)
 
     @property
     def is_tile(self) -> bool:

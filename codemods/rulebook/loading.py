@@ -17,19 +17,22 @@ except ImportError:  # pragma: no cover - the standard library's, when tomli is 
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Mapping, NamedTuple
 
 SAFETY_CLASSES = ("safe", "review")
 _ID = re.compile(r"^PTO\d{3}$")
 _NAME = re.compile(r"^[a-z][a-z0-9-]*$")
 
 
+_NONE: Mapping = MappingProxyType({})  # an Op's empty roles, spaces or places: shared, so read-only
+
+
 class RuleFileError(Exception):
     """A rule or API-table file that cannot be used; the message names the file."""
 
 
-@dataclass(frozen=True)
-class Example:
+class Example(NamedTuple):
     before: str
     after: str
 
@@ -63,18 +66,17 @@ class Rule:
         return f"{self.id} {self.name}"
 
 
-@dataclass(frozen=True)
-class Op:
+class Op(NamedTuple):
     """One op of the target API: what kinds of values it takes and gives."""
 
     name: str
     kind: str  # tensor-only | tile-only | unified | scalar | removed
     params: tuple[str, ...] = ()
-    roles: dict[str, str] = field(default_factory=dict)
+    roles: Mapping[str, str] = _NONE
     result: str = ""
     replacement: str = ""
     note: str = ""
-    space: dict[str, str] = field(default_factory=dict)
+    space: Mapping[str, str] = _NONE
     scratch: str = ""
     unit: str = ""  # "vector": its tile operands must be in Vec; "cube": matmul
     reads_acc: tuple[str, ...] = ()  # parameters that may be Acc tiles all the same
@@ -85,7 +87,7 @@ class Op:
     tile_params: tuple[str, ...] | None = None  # a unified op whose tile form takes fewer parameters
     # Measured on the compiler (benchmarks/measure_api.py): where a first operand of each kind
     # is accepted, "kernel" and/or "orchestration"; absent: everywhere its roles allow.
-    accepts: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    accepts: Mapping[str, tuple[str, ...]] = _NONE
     on_tile: str = ""  # the result's kind when a scalar op is given a Tile (pl.min(tile, axis=0))
     rejects: str = ""  # the compiler's message where it rejects the op (see `accepts`)
 
@@ -346,8 +348,7 @@ def load_api(rules_dir: Path | None = None, step: str | None = None) -> ApiTable
     )
 
 
-@dataclass(frozen=True)
-class Selection:
+class Selection(NamedTuple):
     rules: tuple[Rule, ...]
     notes: tuple[str, ...] = ()  # what the rules' `requires` added or left out, and why
 

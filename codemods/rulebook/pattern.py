@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 from functools import lru_cache
 
 import libcst as cst
@@ -35,8 +35,7 @@ class PatternError(ValueError):
     pass
 
 
-@dataclass(frozen=True)
-class Slot:
+class Slot(NamedTuple):
     """One argument of a pattern or replacement call."""
 
     kind: str  # "one" | "rest" | "kwrest" | "literal"
@@ -45,8 +44,7 @@ class Slot:
     node: cst.Arg  # the parsed template argument (used for literals)
 
 
-@dataclass(frozen=True)
-class CallTemplate:
+class CallTemplate(NamedTuple):
     callee: tuple[str, ...]  # attribute path after the module alias: ("view",), ("tile", "read")
     slots: tuple[Slot, ...]
     func: cst.BaseExpression  # the parsed callee, `pl.view`

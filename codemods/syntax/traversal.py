@@ -62,8 +62,7 @@ class _FieldOrder(cst.CSTVisitor):
         pass
 
 
-@dataclasses.dataclass(frozen=True)
-class _Layout:
+class _Layout(typing.NamedTuple):
     fields: tuple[str, ...]  # every field the type visits, in order
     content: tuple[str, ...]  # of those, the ones that may hold more than trivia
     maybe: tuple[str, ...]  # fields the type visits only when they are set
