@@ -40,6 +40,25 @@ def test_syntax_error_is_a_source_error_with_position(run_rules):
     assert "not valid Python" in info.value.message
 
 
+@pytest.mark.parametrize("body", ["return pl.view(t, [1], [0])\n", "nonlocal q\nx = pl.view(t, [1], [0])\n",
+                                  "def f():\n    yield\n    await g()\nx = pl.view(t, [1], [0])\n"])
+def test_code_the_parser_takes_and_the_compiler_refuses_is_migrated_as_before(run_rules, body):
+    """The syntax check compiles first (cheaper) and lets CPython's parser decide what the
+    compiler refuses: the same texts are taken as when the parser alone checked them."""
+    with pytest.raises(SyntaxError):
+        compile(HEADER + body, "<t>", "exec")
+    assert "pl.slice(t, [1], [0])" in run_rules(HEADER + body).output
+
+
+def test_the_syntax_check_gives_no_warning_of_its_own(run_rules):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        output = run_rules(HEADER + "if x is 1:\n    y = pl.view(t, [1], [0])\n").output
+    assert "pl.slice" in output and not [w for w in caught if issubclass(w.category, SyntaxWarning)]
+
+
 def test_leftover_removed_api_is_reported_not_guessed(run_rules):
     text = HEADER + "from pypto.language import view\nf = pl.view\nview(t, [1], [0])\npl.view(*args)\n"
     result = run_rules(text)
