@@ -15,7 +15,7 @@ from .aliases import ScopeTracker, dotted
 from .constants import Constant, builder_constants, evaluate, module_constants
 from ..syntax.memo import cached, table
 from ..syntax.nodes import attr_name, code, codes, statements
-from ..syntax.traversal import STATEMENT_TYPES, content, known_content
+from ..syntax.traversal import LEAVES, STATEMENT_TYPES, content, known_content
 from .values import SCALAR, SCALAR_VAL, TENSOR, TILE, UNKNOWN_VAL, VEC, Val
 
 # `@pl.function(type=...)`: what the compiler makes of a function's body. A kernel type's
@@ -60,6 +60,8 @@ class OpIndex(ScopeTracker):
         while stack:
             node = stack.pop()
             kind = type(node)
+            if kind in LEAVES:
+                continue  # a third of the nodes: names no op by itself (a bare callee is read at its call)
             if kind is tuple:  # leaving the scope of node[0]
                 scopes.pop()
                 resolved = {}

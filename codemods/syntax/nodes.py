@@ -6,6 +6,7 @@ import libcst as cst
 
 from .codegen import code_for_node
 from .memo import cached
+from .traversal import LEAVES
 
 _EMPTY = cst.Module([])
 
@@ -13,16 +14,13 @@ _EMPTY = cst.Module([])
 def code(node: cst.CSTNode) -> str:
     """The source text of a node, as written (kept for the file: the planner, the region
     pass and the strict check spell the same sizes and names of the same trees again)."""
-    if type(node) in _LEAVES and not node.lpar and not node.rpar:
+    if type(node) in LEAVES and not node.lpar and not node.rpar:
         return node.value  # what its code generation would write: most sizes are names and numbers
     return cached("code", node, _alone)
 
 
 def _alone(node: cst.CSTNode) -> str:
     return code_for_node(node, _EMPTY)
-
-
-_LEAVES = frozenset({cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString})
 
 
 def statements(node) -> list:

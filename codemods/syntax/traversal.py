@@ -41,6 +41,9 @@ TRIVIA = frozenset(set(_TRIVIA_BASES) | set().union(*(_concrete(base) for base i
 # Every concrete node class: `type(x) in NODE_TYPES` is `isinstance(x, cst.CSTNode)` without ABCMeta.
 NODE_TYPES = frozenset(_concrete(cst.CSTNode))
 
+# Names and literals: nodes whose only children are trivia (their parentheses).
+LEAVES = frozenset({cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString})
+
 # Simple statement lines and compound statements: the units the analyses summarise.
 STATEMENT_TYPES = frozenset(_concrete(cst.BaseStatement))
 
@@ -281,7 +284,8 @@ def _parents(root: cst.CSTNode) -> dict[int, tuple[int, ...]]:
             seen = up.get(child_key)
             if seen is None:
                 up[child_key] = (key,)
-                stack.append(child)
+                if type(child) not in LEAVES:  # a third of the nodes, with nothing below to map
+                    stack.append(child)
             elif key not in seen:  # the same object again, elsewhere: its subtree is walked once
                 up[child_key] = seen + (key,)
     return up
