@@ -13,7 +13,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from codemods.syntax import codegen
 from codemods.syntax.codegen import CodegenError, code_for_node, light_parentheses
 from codemods.syntax.positions import Printed, code_and_starts
-from test_traversal import EXTRA
+from test_traversal import EXTRA, _all as _walk
 
 SOURCE = """\
 x = ((a + b)) * (c)
@@ -108,10 +108,3 @@ def test_a_node_alone_is_printed_as_code_for_node_prints_it(source):
         assert code_for_node(node, module) == theirs, type(node).__name__
     assert _current() is codegen._LIBCSTS
 
-
-def _walk(node):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(n.children)
