@@ -55,6 +55,7 @@ class _Parenthesized:
 
 
 def _parenthesized(node, state) -> _Parenthesized:
+    # A function, not the class itself: set on LibCST's class, only a function binds the node.
     return _Parenthesized(node, state)
 
 
@@ -75,7 +76,7 @@ class light_parentheses:  # noqa: N801 - a context manager, named as contextlib'
         return False
 
 
-class Nothing:
+class _Nothing:
     """The context of a position nobody asked for."""
 
     __slots__ = ()
@@ -87,7 +88,7 @@ class Nothing:
         return False
 
 
-NOTHING = Nothing()
+NOTHING = _Nothing()
 
 
 class _Plain(CodegenState):
