@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ...syntax.nodes import code
 from .upgrade_base import Upgrade, after_2026_03, argument, keyword, positional
 from .upgrade_infer import Site
 
@@ -155,4 +156,4 @@ def _without(call: cst.Call, name: str) -> cst.Call:
 
 
 def _spelled(node) -> str:
-    return "".join(cst.Module([]).code_for_node(node).split())
+    return "".join(code(node).split())

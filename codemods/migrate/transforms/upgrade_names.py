@@ -15,6 +15,7 @@ import builtins
 
 import libcst as cst
 
+from ...syntax.nodes import code
 from ...syntax.traversal import content, walk
 from .upgrade_base import Upgrade, decorated_as
 
@@ -65,7 +66,7 @@ def _module_names(module: cst.Module) -> set[str] | None:
             continue
         if isinstance(node, cst.Import):
             for a in node.names:
-                names.add(a.asname.name.value if a.asname else cst.Module([]).code_for_node(a.name).split(".")[0])
+                names.add(a.asname.name.value if a.asname else code(a.name).split(".")[0])
             continue
         targets = []
         if isinstance(node, cst.AssignTarget):
