@@ -37,7 +37,6 @@ SHAPED = {"load": 2, "create_tile": 0, "tile.full": 0}
 _OPERATIONS = frozenset({cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.BooleanOperation})
 
 
-
 class Violation(NamedTuple):
     node: cst.CSTNode
     message: str
