@@ -41,10 +41,12 @@ def test_syntax_error_is_a_source_error_with_position(run_rules):
 
 
 @pytest.mark.parametrize("body", ["return pl.view(t, [1], [0])\n", "nonlocal q\nx = pl.view(t, [1], [0])\n",
-                                  "def f():\n    yield\n    await g()\nx = pl.view(t, [1], [0])\n"])
+                                  "def f():\n    yield\n    await g()\nx = pl.view(t, [1], [0])\n",
+                                  "def f():\n    q = 1\n    global q\nx = pl.view(t, [1], [0])\n"])
 def test_code_the_parser_takes_and_the_compiler_refuses_is_migrated_as_before(run_rules, body):
-    """The syntax check compiles first (cheaper) and lets CPython's parser decide what the
-    compiler refuses: the same texts are taken as when the parser alone checked them."""
+    """The syntax check builds CPython's symbol table first (cheaper) and lets its parser decide
+    what the symbol table or the compiler refuses: the same texts are taken as when the parser
+    alone checked them."""
     with pytest.raises(SyntaxError):
         compile(HEADER + body, "<t>", "exec")
     assert "pl.slice(t, [1], [0])" in run_rules(HEADER + body).output

@@ -24,31 +24,51 @@ class Preparsed:
     DeepSeek file, and LibCST's parser costs as much to start as to read a short line.
 
     Each text is parsed once per time it is inserted (a node must not stand in two places of a
-    tree: analyses know nodes by identity). A text whose later lines are indented may open a
-    block, whose indentation LibCST reads relative to the first block of its module: it is
-    parsed alone, as is everything when the batch does not parse."""
+    tree: analyses know nodes by identity). Texts of one line are one statement each, and are
+    parsed together as they are; others are parsed together with a line between them that
+    says where one ends. A text whose later lines are indented may open a block, whose
+    indentation LibCST reads relative to the first block of its module: it is parsed alone, as
+    is everything of a batch that does not parse into as many statements as it has texts."""
 
     def __init__(self, texts: list[str]) -> None:
         self._ready: dict[str, list[list[cst.BaseStatement]]] = {}
-        batch = [t for t in texts if _CUT not in t and not any(line[:1] in (" ", "\t") for line in t.split("\n")[1:])]
+        lines = [t for t in texts if _one_line(t)]
+        self._batch(lines, "".join(f"{t}\n" for t in lines), cut=False)
+        others = [t for t in texts if not _one_line(t) and _CUT not in t
+                  and not any(line[:1] in (" ", "\t") for line in t.split("\n")[1:])]
+        self._batch(others, "".join(f"{t}\n{_CUT}\n" for t in others), cut=True)
+
+    def _batch(self, batch: list[str], joined: str, cut: bool) -> None:
         if not batch:
             return
         try:
-            body = cst.parse_module("".join(f"{t}\n{_CUT}\n" for t in batch)).body
+            body = cst.parse_module(joined).body
         except cst.ParserSyntaxError:
             return
-        pieces: list[list[cst.BaseStatement]] = [[]]
-        for statement in body:
-            if _is_cut(statement):
-                pieces.append([])
-            else:
-                pieces[-1].append(statement)
+        if cut:
+            pieces: list[list[cst.BaseStatement]] = [[]]
+            for statement in body:
+                if _is_cut(statement):
+                    pieces.append([])
+                else:
+                    pieces[-1].append(statement)
+            pieces.pop()  # after the last cut
+        else:
+            pieces = [[statement] for statement in body]
+        if len(pieces) != len(batch):
+            return  # a text ran on into the next (an open bracket): each is parsed alone
         for text, statements in zip(batch, pieces):
             self._ready.setdefault(text, []).append(statements)
 
     def statements(self, text: str) -> list[cst.BaseStatement]:
         ready = self._ready.get(text)
         return ready.pop() if ready else parse_statements(text)
+
+
+def _one_line(text: str) -> bool:
+    """Whether the text is one line holding a statement: it parses to that one statement."""
+    stripped = text.strip()
+    return bool(stripped) and not stripped.startswith("#") and not any(c in text for c in "\n\r\\")
 
 
 def _is_cut(statement) -> bool:
