@@ -54,8 +54,15 @@ class _Parenthesized:
         return False
 
 
-def _parenthesized(node, state) -> _Parenthesized:
+def _parenthesized(node, state):
     # A function, not the class itself: set on LibCST's class, only a function binds the node.
+    if not node.lpar and not node.rpar:
+        # Most expressions: nothing to write, and their start is here (nothing is written
+        # between this call and its context's entry).
+        record = getattr(state, "syntactic_start", None)
+        if record is not None:
+            record(node)
+            return NOTHING
     return _Parenthesized(node, state)
 
 

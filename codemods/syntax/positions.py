@@ -89,9 +89,11 @@ class _Starts(CodegenState, Replaying):
             key = self.aliases.get(key, key)
         if key not in self.wanted:
             return NOTHING
-        start = None if start_node is None else self.aliases.get(id(start_node), id(start_node))
-        if start is not None:
-            self.wanted.add(start)  # generated inside this block: its start is this one's
+        if start_node is None:
+            self.found[key] = len(self.tokens)  # LibCST enters the context as soon as it has it
+            return NOTHING
+        start = self.aliases.get(id(start_node), id(start_node))
+        self.wanted.add(start)  # generated inside this block: its start is this one's
         return _Syntactic(self, key, start)
 
     def syntactic_start(self, node) -> None:
@@ -234,10 +236,15 @@ class _Everything(CodegenState, Replaying):
         return "".join(pieces)
 
     def record_syntactic_position(self, node, *, start_node=None, end_node=None):
-        key, start = id(node), None if start_node is None else id(start_node)
+        key = id(node)
         if self.aliases:
             key = self.aliases.get(key, key)
-            start = None if start is None else self.aliases.get(start, start)
+        if start_node is None:
+            self.found[key] = len(self.tokens)  # LibCST enters the context as soon as it has it
+            return NOTHING
+        start = id(start_node)
+        if self.aliases:
+            start = self.aliases.get(start, start)
         return _Syntactic(self, key, start)
 
     def syntactic_start(self, node) -> None:
@@ -248,23 +255,22 @@ class _Everything(CodegenState, Replaying):
 
 
 class _Syntactic:
-    """Records a node's syntactic start when its block ends. A class, not a generator made a
-    context manager by `contextlib`: LibCST opens one for most nodes it prints, and the
-    generator's machinery cost more than the rest of the code generation together."""
+    """Records, when its block ends, a node's syntactic start that is another node's inside it
+    (LibCST's `start_node`: where a decorated function's start is). A class, not a generator
+    made a context manager by `contextlib`, whose machinery costs more than the code it wraps.
+    A start that is where the block opens is recorded at once, with no context."""
 
-    __slots__ = ("state", "key", "start_key", "start")
+    __slots__ = ("state", "key", "start_key")
 
-    def __init__(self, state, key: int, start_key: int | None) -> None:
+    def __init__(self, state, key: int, start_key: int) -> None:
         self.state, self.key, self.start_key = state, key, start_key
 
     def __enter__(self) -> None:
-        self.start = len(self.state.tokens)
+        return None
 
     def __exit__(self, *exc) -> bool:
         state, start_key = self.state, self.start_key
-        if start_key is None:
-            state.found[self.key] = self.start
-        elif isinstance(state, _Everything):
+        if isinstance(state, _Everything):
             state.found[self.key] = state.start(start_key)
         else:
             state.found[self.key] = state.found[start_key]
