@@ -108,3 +108,18 @@ def test_a_node_alone_is_printed_as_code_for_node_prints_it(source):
         assert code_for_node(node, module) == theirs, type(node).__name__
     assert _current() is codegen._LIBCSTS
 
+
+
+def test_tokens_go_straight_to_the_list_while_add_token_only_appends(monkeypatch):
+    module = cst.parse_module(EXTRA)
+    code, _ = code_and_starts(module, [])
+    assert code == module.code
+    assert codegen._APPENDS  # the installed LibCST's add_token: a changed one turns the shortcut off
+    state = codegen._Plain(default_indent="    ", default_newline="\n")
+    codegen.direct_tokens(state)
+    assert state.add_token == state.tokens.append
+    monkeypatch.setattr(codegen, "_APPENDS", False)
+    other = codegen._Plain(default_indent="    ", default_newline="\n")
+    codegen.direct_tokens(other)
+    assert other.add_token != other.tokens.append
+    assert code_for_node(module.body[0], module) == module.code_for_node(module.body[0])

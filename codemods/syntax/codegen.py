@@ -108,10 +108,23 @@ class _Plain(CodegenState):
         pass
 
 
+# LibCST's `add_token` (libcst 1.x) appends to `tokens` and does nothing else.
+_APPENDS = CodegenState.add_token.__code__.co_names == ("tokens", "append")
+
+
+def direct_tokens(state: CodegenState) -> None:
+    """LibCST writes every token through `state.add_token`, a method around the list's
+    `append`: the list's own bound `append` in its place spares a Python call per token
+    (only while that method does nothing else)."""
+    if _APPENDS:
+        state.add_token = state.tokens.append
+
+
 def code_for_node(node: cst.CSTNode, module: cst.Module) -> str:
     """`module.code_for_node(node)`: the same text, printed the light way (or its
     `CodegenError`, for a node that prints only inside its parent)."""
     state = _Plain(default_indent=module.default_indent, default_newline=module.default_newline)
+    direct_tokens(state)
     with light_parentheses():
         node._codegen(state)
     return "".join(state.tokens)

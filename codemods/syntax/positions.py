@@ -16,7 +16,7 @@ from functools import lru_cache
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
-from .codegen import NOTHING, light_parentheses
+from .codegen import NOTHING, direct_tokens, light_parentheses
 from .replay import Replaying, stand_in
 from .traversal import TRIVIA
 
@@ -28,10 +28,11 @@ class _Starts(CodegenState, Replaying):
     nodes asked for: no bookkeeping per token while the code is generated."""
 
     __slots__ = ("wanted", "found", "starting", "text_wanted", "texts", "open", "indents", "aliases", "source",
-                 "segments", "segment_starts")
+                 "segments", "segment_starts", "add_token")  # see `direct_tokens`
 
     def __init__(self, module: cst.Module, wanted: set[int], text_wanted: set[int] = frozenset()) -> None:
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
+        direct_tokens(self)
         self.wanted, self.found = wanted, {}  # node id -> index of its first token
         self.starting: dict[int, int] = {}  # wanted node id -> its first token, while it is generated
         self.text_wanted, self.texts = text_wanted, {}
@@ -158,6 +159,7 @@ class _Everything(CodegenState, Replaying):
 
     def __init__(self, module: cst.Module) -> None:
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
+        direct_tokens(self)
         self.found: dict[int, int] = {}  # node id -> start token, where a syntactic position says
         self.spans: dict[int, tuple[int, int, int, int, int]] = {}  # first, end token; depth; indent records
         self.stack: list[tuple[int, int, int]] = []
