@@ -8,6 +8,7 @@ chunk, or the body of a `pl.incore()` block. Everything else is orchestration.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import libcst as cst
 
@@ -221,17 +222,31 @@ class Region:
         return f"{span} // {self.step}" if self.start == "0" else f"({span} + {self.step} - 1) // {self.step}"
 
 
-@dataclass
-class KernelFunction:
+class KernelFunction(NamedTuple):
+    """A `@pl.function` and what surrounds it (read, never changed: consumers share it)."""
+
     node: cst.FunctionDef
     builder: cst.FunctionDef | None
     program: cst.ClassDef | None
-    constants: dict[str, Constant]
+    constants: dict[str, Constant]  # the builder's and the module's
     type: str = OPAQUE
 
 
-def kernel_functions(module: cst.Module, ops: dict[cst.CSTNode, str]) -> list[KernelFunction]:
-    """Every `@pl.function`, with the builder function and `@pl.program` class around it."""
+def kernel_functions(module: cst.Module, ops: dict[cst.CSTNode, str]) -> tuple[KernelFunction, ...]:
+    """Every `@pl.function`, with the builder function and `@pl.program` class around it.
+    Kept per tree and op index for the file: the region pass, the planner and the strict
+    check each ask it of the same tree (and the constants cost a parse each)."""
+    known = table("kernel functions")
+    hit = known.get(id(module)) if known is not None else None
+    if hit is not None and hit[0] is module and hit[1] is ops:
+        return hit[2]
+    found = tuple(_kernel_functions(module, ops))
+    if known is not None:
+        known[id(module)] = (module, ops, found)
+    return found
+
+
+def _kernel_functions(module: cst.Module, ops: dict[cst.CSTNode, str]) -> list[KernelFunction]:
     found: list[KernelFunction] = []
     mod_consts = module_constants(module)
 
