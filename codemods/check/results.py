@@ -29,6 +29,8 @@ class Finding(NamedTuple):
 
 @dataclass
 class Result:
+    """What the engine makes of one file's text: the output, its edits and what is left to say."""
+
     source: str
     output: str
     edits: list[Edit] = field(default_factory=list)

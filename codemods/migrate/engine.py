@@ -8,7 +8,6 @@ its text -> CPython's parser checks the text -> findings read off the new tree a
 from __future__ import annotations
 
 import gc
-from dataclasses import dataclass
 from typing import NamedTuple
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -333,8 +332,7 @@ def _output_tree(done: _Done) -> cst.Module | None:
     return done.tree
 
 
-@dataclass
-class _Done:
+class _Done(NamedTuple):
     """What the phases leave behind: text and figures, and the tree of the output."""
 
     roundtrip: str  # the code LibCST makes of the input (restored later where no rule wrote)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import libcst as cst
 
@@ -15,8 +16,7 @@ from ..model.kernels import Region
 from ..model.constants import Constant
 
 
-@dataclass
-class Allocation:
+class Allocation(NamedTuple):
     """One tile a kernel needs: a call site that produces a tile, and the name it is bound to."""
 
     space: str
@@ -31,6 +31,8 @@ class Allocation:
 
 @dataclass
 class RegionPlan:
+    """What the planner found and decided for one kernel region."""
+
     region: Region
     body: list
     function: str = ""
@@ -52,8 +54,7 @@ class RegionPlan:
     loop_bound: set[str] = field(default_factory=set)  # names bound inside a loop of the region
 
 
-@dataclass
-class View:
+class View(NamedTuple):
     """A slice of a Tensor that is only ever sliced again: folded into its users' loads."""
 
     root: str
@@ -64,6 +65,8 @@ class View:
 
 @dataclass
 class Handoff:
+    """A Tile that leaves its kernel: stored into a Tensor buffer, loaded again where it is read."""
+
     var: str
     buffer: str
     shape: tuple[str, ...]
@@ -73,8 +76,7 @@ class Handoff:
     flagged: bool = False
 
 
-@dataclass
-class StatementEdit:
+class StatementEdit(NamedTuple):
     rule: str
     where: str  # "before" | "after" | "prepend" | "remove"
     node: cst.CSTNode
@@ -83,6 +85,8 @@ class StatementEdit:
 
 @dataclass
 class Plan:
+    """Everything the planner decided for a file, for the type-directed rule kinds to read."""
+
     alias: str = "pl"
     regions: list[Region] = field(default_factory=list)
     region_plans: list[RegionPlan] = field(default_factory=list)

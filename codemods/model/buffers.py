@@ -41,6 +41,8 @@ NEVER_SHARED = frozenset({"cast"})
 
 @dataclass(eq=False)
 class Value:
+    """A tile value's live range in a kernel, for the buffer replay."""
+
     alloc: object  # plan.Allocation
     bytes: int | None
     start: int
@@ -58,6 +60,8 @@ class Value:
 
 @dataclass(eq=False)
 class Buffer:
+    """One buffer of a memory space and the tile values that share it."""
+
     space: str
     bytes: int | None
     shape: tuple[float | None, ...]  # as numbers

@@ -8,27 +8,29 @@ evaluate (a runtime value in it) make the total unknown rather than wrong.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .buffers import replay, space_used
 from .constants import evaluate
 from ..rulebook.loading import ApiTable
 
 
-@dataclass
-class Tile:
+class Tile(NamedTuple):
+    """One tile a kernel allocates, as a capacity message names it."""
+
     label: str  # "[BATCH_TILE, K_CHUNK] BF16 load of wq_a"
     bytes: int | None
     shape: tuple[str, ...]
 
 
-@dataclass
-class Usage:
+class Usage(NamedTuple):
+    """How much of one memory space a kernel uses, against the platform's limit."""
+
     space: str
     bytes: int | None
     limit: int
-    tiles: list[Tile] = field(default_factory=list)
-    constants: dict[str, float] = field(default_factory=dict)
+    tiles: list[Tile]
+    constants: dict[str, float]
 
     @property
     def over(self) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import math
-from dataclasses import dataclass
+from typing import NamedTuple
 from functools import lru_cache
 
 import libcst as cst
@@ -69,8 +69,9 @@ def _parsed(expr: str) -> ast.AST | None:
         return None
 
 
-@dataclass
-class Constant:
+class Constant(NamedTuple):
+    """A name whose value is a number when the program is built."""
+
     name: str
     value: float
     statement: cst.CSTNode  # where it is defined (a statement, or the builder for parameters)

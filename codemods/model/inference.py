@@ -14,8 +14,7 @@ decision side (`codemods.migrate.decisions`, mixed into the same Planner), which
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import libcst as cst
 
@@ -31,9 +30,7 @@ _OPERATIONS = frozenset({cst.BinaryOperation, cst.UnaryOperation, cst.Comparison
 
 
 
-@dataclass
-
-class Site:
+class Site(NamedTuple):
     """Where an expression sits: its statement, its region, the name it is assigned to."""
 
     node: cst.CSTNode

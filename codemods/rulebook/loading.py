@@ -39,6 +39,8 @@ class Example(NamedTuple):
 
 @dataclass(frozen=True, eq=False)  # identity: rules and tables are cached per process
 class Rule:
+    """One rule file of `rules/STEP/`: what it fixes, why, how safely, and its examples."""
+
     id: str
     name: str
     summary: str
@@ -101,6 +103,8 @@ class Op(NamedTuple):
 
 @dataclass(frozen=True, eq=False)
 class ApiTable:
+    """What one pypto version's API accepts (`rules/api/pypto-STEP.toml`), as the rules read it."""
+
     module: str
     version: str
     ops: dict[str, Op]

@@ -34,6 +34,8 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True)
 class Config:
+    """The `[tool.pypto-migrate]` table of a project, as the command line reads it."""
+
     path: Path | None = None  # the pyproject.toml it came from; None: no configuration
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()

@@ -23,6 +23,8 @@ LEFTOVER_ID = "API"  # findings about removed API that no rule rewrote
 
 @dataclass
 class Outcome:
+    """One file's result as the command line reports it: edits, findings, diff, or the error."""
+
     display: str
     edits: list[Edit] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
@@ -51,6 +53,8 @@ class Outcome:
 
 @dataclass
 class Job:
+    """What a run asks of every file: the rules, the target, the checks, where results are kept."""
+
     rule_ids: tuple[str, ...]
     write: bool = False
     rules_dir: Path | None = None
@@ -316,6 +320,8 @@ def _look(path: Path, job: Job) -> tuple[float, tuple[bytes, dict, str] | None]:
 
 @dataclass
 class Summary:
+    """The counts of a run's last line."""
+
     files_changed: int
     edits: int
     review: int
