@@ -14,7 +14,8 @@ from ..run.config import ConfigError
 from .console import Ui, make_console as _console, write_stdout as _stdout
 from .options import (
     Fatal, cache_dir, compile_options, compile_stage, compiler_for, discover_paths, load_selected, optional_paths,
-    output_options, paths_argument, prepare, run_options, selection, settings_from, size_options, with_options,
+    output_options, paths_argument, prepare, rules_through, run_options, selection, settings_from, size_options,
+    with_options,
 )
 from ..run.runner import Job
 from .versions import version_options, chosen_steps as _steps
@@ -52,12 +53,13 @@ def run_command(paths, write, diff_file, verify, interactive, stage, compiler_py
     stage, paths = compile_stage(stage, paths)
     config, rules, narrowed, settings = prepare(paths, select, ignore, sets, inputs, stdin_filename, verify)
     target, start = _steps(target, start, config)
+    rules_through(target)
     compiler_python = compiler_for(stage, target, compiler_python, config)
     stdin = reads_stdin(paths)
     if stdin and (interactive or (write and fmt != "text")):
         raise click.UsageError("with `-`, --write prints the migrated source: use --format text; --interactive needs files")
     ui = Ui.make(quiet, verbose, color)
-    job = Job(tuple(r.id for r in rules), write=write and not interactive, strict=not narrowed, verify=settings,
+    job = Job(rules.ids, write=write and not interactive, strict=not narrowed, verify=settings,
               compile=None if interactive else stage, compile_sets=settings_from(sets, inputs).sets if stage or sets or inputs else {},
               compiler_python=compiler_python, size_defaults=config.sets,
               max_file_size=max_file_size, cache_dir=cache_dir(no_cache), target=target, start=start)
@@ -91,9 +93,10 @@ def check_command(paths, stage, compiler_python, select, ignore, jobs, target, s
     stage, paths = compile_stage(stage, paths)
     config, rules, narrowed, _ = prepare(paths, select, ignore, (), (), stdin_filename)
     target, start = _steps(target, start, config)
+    rules_through(target)
     compiler_python = compiler_for(stage, target, compiler_python, config)
     ui = Ui.make(quiet, verbose, color)
-    job = Job(tuple(r.id for r in rules), strict=not narrowed, compile=stage, compiler_python=compiler_python,
+    job = Job(rules.ids, strict=not narrowed, compile=stage, compiler_python=compiler_python,
               size_defaults=config.sets, max_file_size=max_file_size, cache_dir=cache_dir(no_cache), target=target,
               start=start)
     _, outcomes = migrate_all(paths, job, jobs, config, force_exclude, ui, stdin_filename)
@@ -190,7 +193,7 @@ def rules_command(rule: str | None, fmt: str) -> None:
     """List the rules, or show one rule's documentation (id or name, any case) and examples."""
     from .ruledocs import find, listing, markdown_table, render
 
-    rules = load_selected()
+    rules = load_selected().every()
     if rule is None:
         _stdout(markdown_table(rules) if fmt == "markdown" else listing(rules))
         return

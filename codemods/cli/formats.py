@@ -6,6 +6,7 @@ comes with).
 
 from __future__ import annotations
 
+from ..rulebook.loading import Chosen
 from ..run.runner import Outcome, Summary, _count
 from .console import PLAIN_WIDTH, PlainConsole
 from .problems import error_line, one_line, problems
@@ -56,12 +57,12 @@ RULE_COLUMNS = ("rule", "name", "safety", "edits", "files")
 _RIGHT = {"edits", "files"}
 
 
-def rule_table(ui, summary: Summary, rules) -> None:
+def rule_table(ui, summary: Summary, rules: Chosen) -> None:
     if not summary.per_rule:
         return
     rows = [
         (rule.id, rule.name, rule.safety, str(summary.per_rule[rule.id]), str(summary.files_per_rule[rule.id]))
-        for rule in rules if summary.per_rule[rule.id]
+        for rule in (rules.rule(rule_id) for rule_id in rules.ids if summary.per_rule[rule_id])
     ]
     plain = plain_table(RULE_COLUMNS, rows, _RIGHT) if isinstance(ui.err, PlainConsole) else None
     if plain is not None:
@@ -95,7 +96,7 @@ def plain_table(header: tuple[str, ...], rows: list[tuple[str, ...]], right: set
     return "\n".join(lines)
 
 
-def finish(ui, fmt: str, outcomes: list[Outcome], rules, command: str, write: bool = False,
+def finish(ui, fmt: str, outcomes: list[Outcome], rules: Chosen, command: str, write: bool = False,
            exit_zero: bool = False, stdin: bool = False) -> int:
     """Print what `run` or `check` found and return its exit code (see `codemods.cli.exits`)."""
     from . import exits
@@ -108,7 +109,7 @@ def finish(ui, fmt: str, outcomes: list[Outcome], rules, command: str, write: bo
     if fmt != "text":
         from .ci_formats import render  # JSON, SARIF and GitHub only
 
-        write_stdout(render(fmt, outcomes, rules, summary, command, written, code))
+        write_stdout(render(fmt, outcomes, rules.every(), summary, command, written, code))
     elif stdin and written:
         write_stdout("".join(o.output or "" for o in outcomes))  # `run --write -`: the migrated source
     elif command == "run":

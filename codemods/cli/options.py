@@ -14,7 +14,7 @@ from ..run.config import ConfigError
 from .console import COLORS, make_console as _console
 from ..run.discovery import discover
 from .problems import FORMATS
-from ..rulebook.loading import RuleFileError, Rule, choose_rules, load_rules
+from ..rulebook.loading import Chosen, RuleFileError, choose_rules, load_rules, rule_files
 
 
 class Fatal(click.ClickException):
@@ -30,10 +30,14 @@ def _split(values: tuple[str, ...]) -> list[str]:
     return [part.strip() for value in values for part in value.split(",") if part.strip()]
 
 
-def load_selected(select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), config=None) -> tuple[Rule, ...]:
-    """The rules chosen on the command line, else by the configuration."""
+def load_selected(select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), config=None) -> Chosen:
+    """The rules chosen on the command line, else by the configuration; without a choice
+    every rule, of which none is read yet (`rules_through` reads those a run needs)."""
+    select_keys, ignore_keys = _split(select), _split(ignore)
     try:
-        chosen = choose_rules(load_rules(), _split(select), _split(ignore))
+        if not select_keys and not ignore_keys:
+            return Chosen(tuple(f.id for f in rule_files()))
+        chosen = choose_rules(load_rules(), select_keys, ignore_keys)
     except RuleFileError as exc:
         raise Fatal(f"broken rule file: {exc}")
     except ValueError as exc:
@@ -42,7 +46,16 @@ def load_selected(select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), co
         raise click.UsageError(str(exc))
     for note in chosen.notes:
         _console().print(f"note: {note}", markup=False)
-    return chosen.rules
+    return Chosen(tuple(r.id for r in chosen.rules))
+
+
+def rules_through(target: str) -> None:
+    """Read the rules of the steps up to the target before any file: a broken rule file is
+    said once, as what stops the run, not as every file's internal error."""
+    try:
+        load_rules(through=target)
+    except RuleFileError as exc:
+        raise Fatal(f"broken rule file: {exc}")
 
 
 def discover_paths(paths) -> list[Path]:

@@ -23,6 +23,7 @@ from typing import Any, Mapping, NamedTuple
 SAFETY_CLASSES = ("safe", "review")
 _ID = re.compile(r"^PTO\d{3}$")
 _NAME = re.compile(r"^[a-z][a-z0-9-]*$")
+_FILE_NAME = re.compile(r"^(PTO\d{3})-([a-z][a-z0-9-]*)\.toml$")
 
 
 _NONE: Mapping = MappingProxyType({})  # an Op's empty roles, spaces or places: shared, so read-only
@@ -193,6 +194,8 @@ def load_rule(path: Path) -> Rule:
     name = _require(data, "name", path)
     if not _NAME.match(name):
         raise RuleFileError(f"{path}: name '{name}' must be lowercase words joined by '-'")
+    if path.name != f"{rule_id}-{name}.toml":
+        raise RuleFileError(f"{path}: the file of rule {rule_id} ({name}) is named {rule_id}-{name}.toml")
     safety = _require(data, "safety", path)
     if safety not in SAFETY_CLASSES:
         raise RuleFileError(f"{path}: safety must be one of {', '.join(SAFETY_CLASSES)}")
@@ -231,30 +234,68 @@ def load_rule(path: Path) -> Rule:
     )
 
 
-def load_rules(rules_dir: Path | None = None) -> tuple[Rule, ...]:
-    # Kept per folder, not per argument: the options name no folder and the runner names the
-    # default one, and each read of some 140 TOML files cost a twentieth of a DeepSeek run.
-    return _load_rules(rules_dir or default_rules_dir())
+def load_rules(rules_dir: Path | None = None, through: str | None = None) -> tuple[Rule, ...]:
+    """Every step's rules, in id order; with `through`, those of the steps up to that one: a
+    run to a step reads no later step's rule (their ids are `rule_files`')."""
+    return _load_rules(rules_dir or default_rules_dir(), through)
+
+
+@lru_cache(maxsize=16)
+def _load_rules(rules_dir: Path, through: str | None) -> tuple[Rule, ...]:
+    files = rule_files(rules_dir)
+    if through is not None:
+        order = steps(rules_dir)
+        later = set(order[order.index(through) + 1:]) if through in order else set()
+        files = tuple(f for f in files if f.step not in later)
+    rules = tuple(_rule_at(f.path) for f in files)
+    ids = {f.id for f in rule_files(rules_dir)}
+    for rule in rules:
+        for need in rule.requires:
+            if need not in ids:
+                raise RuleFileError(f"{rule.path}: requires unknown rule {need}")
+    return rules
+
+
+class RuleFile(NamedTuple):
+    """A rule as its file's name and folder say: `2026-03/PTO001-view-to-slice.toml`."""
+
+    id: str
+    name: str
+    step: str
+    path: Path
+
+
+def rule_files(rules_dir: Path | None = None) -> tuple[RuleFile, ...]:
+    """Every rule file, in id order, read off the folder listing: the ids a marker or
+    `--select` may name, without reading a rule (`load_rule` holds each file to its name)."""
+    return _rule_files(rules_dir or default_rules_dir())
 
 
 @lru_cache(maxsize=8)
-def _load_rules(rules_dir: Path) -> tuple[Rule, ...]:
-    # One folder per version step (`2026-03/`), its rules in id order.
+def _rule_files(rules_dir: Path) -> tuple[RuleFile, ...]:
+    # One folder per version step (`2026-03/`), each file named for its rule.
     paths = sorted(rules_dir.glob("*/PTO*.toml"), key=lambda p: p.name)
     if not paths:
         raise RuleFileError(f"{rules_dir}: no rule files (STEP/PTO*.toml)")
-    rules = tuple(load_rule(p) for p in paths)
+    files: list[RuleFile] = []
     seen: dict[str, Path] = {}
-    for rule in rules:
-        for key in (rule.id, rule.name):
+    for path in paths:
+        named = _FILE_NAME.match(path.name)
+        if named is None:
+            raise RuleFileError(f"{path}: a rule file is named for its rule: ID-NAME.toml (PTO001-view-to-slice.toml)")
+        for key in named.groups():
             if key in seen:
-                raise RuleFileError(f"{rule.path}: '{key}' is already used by {seen[key]}")
-            seen[key] = rule.path
-    for rule in rules:
-        for need in rule.requires:
-            if need not in seen:
-                raise RuleFileError(f"{rule.path}: requires unknown rule {need}")
-    return rules
+                raise RuleFileError(f"{path}: '{key}' is already used by {seen[key]}")
+            seen[key] = path
+        files.append(RuleFile(named[1], named[2], path.parent.name, path))
+    return tuple(files)
+
+
+@lru_cache(maxsize=None)
+def _rule_at(path: Path) -> Rule:
+    # Kept per file for the process: each read of a rule file costs a TOML parse, and the
+    # options, the runner and the report ask for the same rules.
+    return load_rule(path)
 
 
 STEP = re.compile(r"^\d{4}-\d{2}$")
@@ -355,6 +396,25 @@ def load_api(rules_dir: Path | None = None, step: str | None = None) -> ApiTable
 class Selection(NamedTuple):
     rules: tuple[Rule, ...]
     notes: tuple[str, ...] = ()  # what the rules' `requires` added or left out, and why
+
+
+class Chosen(NamedTuple):
+    """The rules a run uses, by id: each is read from its file when first asked, so that a
+    run to one step reads no other step's rules."""
+
+    ids: tuple[str, ...]
+    rules_dir: Path | None = None
+
+    def rule(self, rule_id: str) -> Rule:
+        """One chosen rule (one file read)."""
+        for f in rule_files(self.rules_dir):
+            if f.id == rule_id:
+                return _rule_at(f.path)
+        raise KeyError(rule_id)
+
+    def every(self) -> tuple[Rule, ...]:
+        """Every chosen rule, in id order (every step's file read)."""
+        return tuple(r for r in load_rules(self.rules_dir) if r.id in self.ids)
 
 
 def select_rules(

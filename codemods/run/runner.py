@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..text.diffs import diff_body, with_header
 from ..check.results import Edit, Finding, SourceError
-from ..rulebook.loading import DEFAULT_TARGET, default_rules_dir, load_api, load_rules
+from ..rulebook.loading import DEFAULT_TARGET, default_rules_dir, load_api, load_rules, rule_files
 from ..text.sources import FileProblem, decode, display_path, read_bytes, write_atomic
 
 LEFTOVER_ID = "API"  # findings about removed API that no rule rewrote
@@ -97,9 +97,9 @@ def migrate_text(text: str, job: Job, strict: bool | None = None):
     through the version steps the text needs to reach the job's target."""
     from ..migrate.steps import migrate_steps, steps_for
 
-    all_rules = load_rules(job.rules_dir)
-    rules = tuple(r for r in all_rules if r.id in job.rule_ids)
-    known = frozenset(r.id for r in all_rules) | {LEFTOVER_ID}
+    # The rules of the steps up to the target (a later step's never run); a marker may name any.
+    rules = tuple(r for r in load_rules(job.rules_dir, job.target or None) if r.id in job.rule_ids)
+    known = frozenset(f.id for f in rule_files(job.rules_dir)) | {LEFTOVER_ID}
     steps = steps_for(text, rules, job.target, job.start, job.rules_dir)
     return migrate_steps(text, steps, known, job.strict if strict is None else strict, migrate)
 
@@ -195,7 +195,7 @@ def process(path: Path, job: Job, known: tuple[bytes, dict, str] | None = None, 
 
 
 def _narrowed(job: Job) -> bool:
-    return set(job.rule_ids) != {r.id for r in load_rules(job.rules_dir)}
+    return set(job.rule_ids) != {f.id for f in rule_files(job.rules_dir)}
 
 
 def _refuse_introduced(outcome: Outcome, text: str, output: str, job: Job) -> None:
