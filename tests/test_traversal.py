@@ -155,3 +155,20 @@ def test_binders_are_every_statement_that_binds_a_name_however_deep():
     expected = [n for n in walk(function) if isinstance(n, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For))]
     assert sorted(map(code, found)) == sorted(map(code, expected)) and len(found) == 6
     assert runtime_names(function) == {"n", "a", "b", "c", "i", "d", "x", "j"}
+
+
+def test_what_a_walk_finds_is_the_memos_answer():
+    """The walks compute a node's content themselves where nothing is kept yet (no memo call
+    per node), and keep it where `content` looks: in the file's table from its first walk on."""
+    from codemods.syntax.memo import per_file
+    from codemods.syntax.traversal import content_into, known_content
+
+    module = cst.parse_module("x = f(a, b)\n")
+    call = module.body[0].body[0].value
+    with per_file():
+        known = known_content()
+        assert known == {}
+        found = content_into(call, known)
+        assert [type(n).__name__ for n in found] == ["Name", "Arg", "Arg"]
+        assert content(call) is found
+        assert known_content() is known

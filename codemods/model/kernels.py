@@ -16,7 +16,7 @@ from .aliases import ScopeTracker, dotted
 from .constants import Constant, builder_constants, evaluate, module_constants
 from ..syntax.memo import cached, table
 from ..syntax.nodes import attr_name, code, codes, statements
-from ..syntax.traversal import LEAVES, STATEMENT_TYPES, content, known_content
+from ..syntax.traversal import LEAVES, STATEMENT_TYPES, content_into, known_content
 from .values import SCALAR, SCALAR_VAL, TENSOR, TILE, UNKNOWN_VAL, VEC, Val
 
 # `@pl.function(type=...)`: what the compiler makes of a function's body. A kernel type's
@@ -95,7 +95,7 @@ class OpIndex(ScopeTracker):
                             if type(target) is cst.Name:
                                 own[target] = own[node]
             hit = known.get(id(node))
-            children = hit[1] if hit is not None and hit[0] is node else content(node)
+            children = hit[1] if hit is not None and hit[0] is node else content_into(node, known)
             if children:
                 stack.extend(reversed(children))
         if own:

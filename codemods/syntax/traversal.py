@@ -154,11 +154,10 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     return _read(node, fields.fields)
 
 
-@memoized("content")
-def content(node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
+def _content(node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
     """The children of a node that are not trivia, in source order. Kept per node while a
-    file is processed: the op index, the strict check, liveness and the region and interest
-    walks each go over the same (mostly shared) trees."""
+    file is processed (`content`): the op index, the strict check, liveness and the region
+    and interest walks each go over the same (mostly shared) trees."""
     fields = layout(node)
     if fields.maybe and holds_nodes_in(node, fields.maybe):
         return tuple([child for child in node.children if type(child) not in TRIVIA])
@@ -176,10 +175,22 @@ def content(node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
     return tuple(out)
 
 
+content = memoized("content")(_content)
+
+
 def known_content() -> dict:
     """`content`'s answers so far, for the walks below to read without a call per node (the
-    memo's wrapper cost as much as a walk's own work)."""
-    return table("content") or {}
+    memo's wrapper cost as much as a walk's own work). Outside `per_file()`, a table of one walk."""
+    known = table("content")
+    return known if known is not None else {}
+
+
+def content_into(node: cst.CSTNode, known: dict) -> tuple[cst.CSTNode, ...]:
+    """`content(node)` where `known` (`known_content()`) has no answer yet: computed and kept
+    there, without the memo's wrapper and its second look."""
+    found = _content(node)
+    known[id(node)] = (node, found)
+    return found
 
 
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
@@ -190,7 +201,7 @@ def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         n = stack.pop()
         yield n
         hit = known.get(id(n))
-        stack.extend(hit[1] if hit is not None and hit[0] is n else content(n))
+        stack.extend(hit[1] if hit is not None and hit[0] is n else content_into(n, known))
 
 
 @memoized("own-and-nested")
@@ -208,7 +219,7 @@ def own_and_nested(node: cst.CSTNode) -> tuple[list[cst.CSTNode], list[cst.CSTNo
         n = stack.pop()
         own.append(n)
         hit = known.get(id(n))
-        for child in hit[1] if hit is not None and hit[0] is n else content(n):
+        for child in hit[1] if hit is not None and hit[0] is n else content_into(n, known):
             (nested if type(child) in STATEMENT_TYPES else stack).append(child)
     return own, nested
 
@@ -282,7 +293,7 @@ def _parents(root: cst.CSTNode) -> dict[int, tuple[int, ...]]:
         node = stack.pop()
         key = id(node)
         hit = known.get(key)
-        for child in hit[1] if hit is not None and hit[0] is node else content(node):
+        for child in hit[1] if hit is not None and hit[0] is node else content_into(node, known):
             child_key = id(child)
             seen = up.get(child_key)
             if seen is None:
