@@ -158,7 +158,7 @@ def _content(node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
     """The children of a node that are not trivia, in source order. Kept per node while a
     file is processed (`content`): the op index, the strict check, liveness and the region
     and interest walks each go over the same (mostly shared) trees."""
-    fields = layout(node)
+    fields = _LAYOUTS.get(type(node)) or layout(node)  # the lookup inline: this runs for every node
     if fields.maybe and holds_nodes_in(node, fields.maybe):
         return tuple([child for child in node.children if type(child) not in TRIVIA])
     # `_read` and the trivia filter in one loop: this runs once for every node of every tree.
