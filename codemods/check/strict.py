@@ -27,7 +27,7 @@ from ..model.constants import scalar_dtype
 from ..model.outputs import NO_RETURN, hands_nothing_back, lacks_return
 from ..syntax.memo import cached
 from ..syntax.nodes import code, statements
-from ..syntax.traversal import ancestors, content
+from ..syntax.traversal import EXPRESSION_TYPES, ancestors, content
 from ..rulebook.loading import ApiTable
 from ..model.values import ACC, LEFT, RIGHT, SCALAR, SCALAR_VAL, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, VEC, Val
 
@@ -35,6 +35,7 @@ SHAPED = {"load": 2, "create_tile": 0, "tile.full": 0}
 
 # What arithmetic on scalars makes a scalar of (exact types: LibCST's node classes are final).
 _OPERATIONS = frozenset({cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.BooleanOperation})
+_VALUED = frozenset({cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Expr, cst.Return})  # small statements with a `value`
 
 
 class Violation(NamedTuple):
@@ -114,9 +115,9 @@ class StrictChecker:
     def _statement(self, s, env, region) -> None:
         inner = self.regions.get(s)
         here = inner.index if inner is not None and region is None else region
-        if isinstance(s, cst.SimpleStatementLine):
+        if type(s) is cst.SimpleStatementLine:  # exact types: isinstance on LibCST's classes goes through ABCMeta
             for small in s.body:
-                if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                if type(small) is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Name:
                     name = small.targets[0].target.value
                     value = self._expr(small.value, env, region, s)
                     env[name] = _V(value, region)
@@ -134,7 +135,7 @@ class StrictChecker:
                             self._bad(small.targets[0].target, f"tile name {name} of kernel {first} is bound again in kernel "
                                       f"{region}: the compiler carries it across kernels (Internal error: return type 1 "
                                       "should be TensorType but got TileType); give it a name of its own", rejects=both)
-                elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
+                elif type(small) is cst.AnnAssign and type(small.target) is cst.Name and small.value is not None:
                     name = small.target.value
                     value = self._expr(small.value, env, region, s)
                     declared = parameter_value(small.annotation.annotation, self.ops)
@@ -144,10 +145,10 @@ class StrictChecker:
                         for message in differences(name, declared, value, self.numbers)[:1]:  # the compiler stops at one
                             self._bad(small.annotation, message)
                     env[name] = _V(declared if value.kind == UNKNOWN else value, region)
-                elif isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Expr, cst.Return)):
+                elif type(small) in _VALUED:
                     if small.value is not None:
                         self._expr(small.value, env, region, s)
-        elif isinstance(s, cst.For):
+        elif type(s) is cst.For:
             self._expr(s.iter, env, region, s)
             for which, bound in chunked_bounds(s, self.ops) if self.auto else ():
                 if isinstance(bound, cst.BinaryOperation):
@@ -167,15 +168,15 @@ class StrictChecker:
             self.loops += inner_loop
             self._block(statements(s), env, here)
             self.loops -= inner_loop
-        elif isinstance(s, cst.With):
+        elif type(s) is cst.With:
             auto = any(scope_kind(item.item, self.ops) == "auto_incore" for item in s.items)
             self.auto += auto
             self._block(statements(s), env, here)
             self.auto -= auto
-        elif isinstance(s, (cst.If, cst.While)):
+        elif type(s) is cst.If or type(s) is cst.While:
             self._expr(s.test, env, region, s)
             self._block(statements(s), env, region)
-            if isinstance(s, cst.If) and s.orelse is not None:
+            if type(s) is cst.If and s.orelse is not None:
                 self._block(statements(s.orelse), env, region)
 
     # -- expressions ---------------------------------------------------------------------
@@ -206,7 +207,7 @@ class StrictChecker:
             return SCALAR_VAL
         known = kind in _OPERATIONS
         for child in content(node):
-            if isinstance(child, cst.BaseExpression):
+            if type(child) in EXPRESSION_TYPES:
                 known = self._expr(child, env, region, stmt).kind == SCALAR and known
         # Arithmetic on known scalars is a scalar; attributes (`x.shape[0]`), subscripts and
         # arithmetic on anything unknown are unknown.

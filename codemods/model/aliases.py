@@ -15,6 +15,7 @@ import libcst as cst
 
 from ..syntax.memo import cached
 from ..syntax.nodes import code, statements
+from ..syntax.traversal import COMPOUND_TYPES
 
 NOT_MODULE = ""  # a binding that is not an import of interest
 
@@ -41,12 +42,12 @@ def _import_bindings(node: cst.Import | cst.ImportFrom) -> dict[str, str]:
 
 
 def _targets(node, bind) -> None:
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:  # exact types: isinstance on LibCST's classes goes through ABCMeta
         bind(node.value)
-    elif isinstance(node, (cst.Tuple, cst.List)):
+    elif type(node) is cst.Tuple or type(node) is cst.List:
         for element in node.elements:
             _targets(element.value, bind)
-    elif isinstance(node, cst.StarredElement):
+    elif type(node) is cst.StarredElement:
         _targets(node.value, bind)
 
 
@@ -58,28 +59,28 @@ def _bind_statements(body, names: dict[str, set[str]], globals_: set[str]) -> No
         names.setdefault(name, set()).add(target)
 
     for statement in body:
-        if isinstance(statement, cst.SimpleStatementLine):
+        if type(statement) is cst.SimpleStatementLine:
             for small in statement.body:
-                if isinstance(small, cst.Assign):
+                if type(small) is cst.Assign:
                     for t in small.targets:
                         _targets(t.target, bind)
-                elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+                elif type(small) is cst.AnnAssign or type(small) is cst.AugAssign:
                     _targets(small.target, bind)
-                elif isinstance(small, (cst.Import, cst.ImportFrom)):
+                elif type(small) is cst.Import or type(small) is cst.ImportFrom:
                     for name, target in _import_bindings(small).items():
                         bind(name, target)
-                elif isinstance(small, (cst.Global, cst.Nonlocal)):
+                elif type(small) is cst.Global or type(small) is cst.Nonlocal:
                     globals_.update(n.name.value for n in small.names)
-        elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        elif type(statement) is cst.FunctionDef or type(statement) is cst.ClassDef:
             bind(statement.name.value)
-        elif isinstance(statement, cst.BaseCompoundStatement):
-            if isinstance(statement, cst.For):
+        elif type(statement) in COMPOUND_TYPES:
+            if type(statement) is cst.For:
                 _targets(statement.target, bind)
-            elif isinstance(statement, cst.With):
+            elif type(statement) is cst.With:
                 for item in statement.items:
                     if item.asname is not None:
                         _targets(item.asname.name, bind)
-            elif isinstance(statement, cst.Try):
+            elif type(statement) is cst.Try:
                 for handler in statement.handlers:
                     if handler.name is not None:
                         _targets(handler.name.name, bind)
@@ -89,9 +90,9 @@ def _bind_statements(body, names: dict[str, set[str]], globals_: set[str]) -> No
                         _bind_statements(statements(part), names, globals_)
             _bind_statements(statements(statement), names, globals_)
             orelse = getattr(statement, "orelse", None)
-            if isinstance(orelse, cst.If):  # elif
+            if type(orelse) is cst.If:  # elif
                 _bind_statements([orelse], names, globals_)
-            elif isinstance(orelse, cst.Else):
+            elif type(orelse) is cst.Else:
                 _bind_statements(statements(orelse), names, globals_)
 
 

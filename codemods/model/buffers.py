@@ -171,11 +171,12 @@ class _Replay:
         made: dict[int, Value | None] = {}
 
         def scan(n) -> None:
-            if isinstance(n, cst.Call):
+            kind = type(n)  # exact types: isinstance on LibCST's classes goes through ABCMeta
+            if kind is cst.Call:
                 made[id(n)] = self._flatten(n)
-            elif isinstance(n, cst.Name):
+            elif kind is cst.Name:
                 reads.append(n.value)
-            elif isinstance(n, cst.Attribute):
+            elif kind is cst.Attribute:
                 scan(n.value)
             else:
                 for child in content(n):

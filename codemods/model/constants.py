@@ -113,12 +113,12 @@ def is_float(node, constants: dict[str, Constant]) -> bool:
 def _assignments(body) -> list[tuple[str, cst.BaseExpression, cst.CSTNode]]:
     out = []
     for statement in body:
-        if not isinstance(statement, cst.SimpleStatementLine):
+        if type(statement) is not cst.SimpleStatementLine:  # exact types: no ABCMeta
             continue
         for small in statement.body:
-            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+            if type(small) is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Name:
                 out.append((small.targets[0].target.value, small.value, statement))
-            elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
+            elif type(small) is cst.AnnAssign and type(small.target) is cst.Name and small.value is not None:
                 out.append((small.target.value, small.value, statement))
     return out
 

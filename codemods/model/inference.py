@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import libcst as cst
 
 from ..syntax.nodes import attr_name, code, codes
-from ..syntax.traversal import content, walk
+from ..syntax.traversal import EXPRESSION_TYPES, content, walk
 from .extents import constant_bound
 from .constants import evaluate, scalar_dtype
 from .results import result_val
@@ -77,7 +77,7 @@ class Inference:
         if kind in _OPERATIONS:
             known = True
             for child in content(node):
-                if isinstance(child, cst.BaseExpression):
+                if type(child) in EXPRESSION_TYPES:  # no ABCMeta
                     v = self._expr(child, env, sc.inner())
                     if v.kind in (TENSOR, TILE):
                         self._flag("untyped-value", sc.node, f"Python arithmetic on a {v.kind}: use the pl ops")

@@ -16,7 +16,7 @@ from .aliases import ScopeTracker, dotted
 from .constants import Constant, builder_constants, evaluate, module_constants
 from ..syntax.memo import cached, table
 from ..syntax.nodes import attr_name, code, codes, statements
-from ..syntax.traversal import LEAVES, STATEMENT_TYPES, content_into, known_content
+from ..syntax.traversal import COMPOUND_TYPES, LEAVES, content_into, known_content
 from .values import SCALAR, SCALAR_VAL, TENSOR, TILE, UNKNOWN_VAL, VEC, Val
 
 # `@pl.function(type=...)`: what the compiler makes of a function's body. A kernel type's
@@ -125,7 +125,7 @@ def _flatten(pieces: list, ops: dict) -> None:
 _SCOPE_TYPES = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef})
 # What the op index keeps per statement: compound statements (a simple one costs less to walk
 # again than to keep).
-_UNIT_TYPES = frozenset(k for k in STATEMENT_TYPES if issubclass(k, cst.BaseCompoundStatement))
+_UNIT_TYPES = COMPOUND_TYPES
 
 
 def module_alias(ops: dict[cst.CSTNode, str]) -> str:
@@ -259,13 +259,13 @@ def _kernel_functions(module: cst.Module, ops: dict[cst.CSTNode, str]) -> list[K
 
     def walk(body, builder, program, consts):
         for statement in body:
-            if isinstance(statement, cst.FunctionDef):
+            if type(statement) is cst.FunctionDef:
                 if decorated(statement, "function"):
                     found.append(KernelFunction(statement, builder, program, consts, function_type(statement, ops)))
                 elif builder is None and program is None:
                     inner = {**consts, **builder_constants(statement, consts)}
                     walk(statements(statement), statement, None, inner)
-            elif isinstance(statement, cst.ClassDef):
+            elif type(statement) is cst.ClassDef:
                 walk(statements(statement), builder, statement if decorated(statement, "program") else program, consts)
 
     walk(module.body, None, None, mod_consts)
@@ -308,21 +308,21 @@ def find_regions(func: cst.FunctionDef, ops: dict[cst.CSTNode, str], env: dict[s
 
     def walk(stmts, scope, inside):
         for s in stmts:
-            if isinstance(s, cst.With):
+            if type(s) is cst.With:  # exact types: isinstance on LibCST's classes goes through ABCMeta
                 names = [scope_kind(item.item, ops) for item in s.items]
                 if "incore" in names and not inside:
                     found.append((Region(len(found) + 1, "incore", s, scope), statements(s)))
                     walk(statements(s), scope, True)
                 else:
                     walk(statements(s), s if "auto_incore" in names else scope, inside)
-            elif isinstance(s, cst.For):
+            elif type(s) is cst.For:
                 r = _parallel_region(s, scope, len(found) + 1, ops, env) if scope is not None and not inside else None
                 if r is not None:
                     found.append((r, statements(s)))
                 walk(statements(s), scope, inside or r is not None)
-            elif isinstance(s, (cst.If, cst.While)):
+            elif type(s) is cst.If or type(s) is cst.While:
                 walk(statements(s), scope, inside)
-                if isinstance(s, cst.If) and s.orelse is not None:
+                if type(s) is cst.If and s.orelse is not None:
                     walk(statements(s.orelse), scope, inside)
 
     walk(statements(func), None, False)

@@ -19,7 +19,7 @@ from operator import itemgetter
 
 import libcst as cst
 
-from .traversal import STATEMENT_TYPES
+from .traversal import NODE_TYPES, STATEMENT_TYPES
 
 # Where a compound statement keeps what holds its statements (an `If`'s `orelse` is its elif or else).
 _HOLDERS = ("body", "orelse", "handlers", "finalbody", "cases")
@@ -86,7 +86,7 @@ def _spliced(node, source, aliases: dict[int, int], seen: set[int]):
                 parts = [_spliced(part, source, aliases, seen) for part in value]
                 if any(part is not None for part in parts):
                     changes[field] = [old if new is None else new for old, new in zip(value, parts)]
-            elif isinstance(value, cst.CSTNode) and type(value) is not cst.SimpleStatementSuite:
+            elif type(value) in NODE_TYPES and type(value) is not cst.SimpleStatementSuite:  # no ABCMeta
                 inner = _spliced(value, source, aliases, seen)
                 if inner is not None:
                     changes[field] = inner

@@ -20,7 +20,7 @@ from functools import lru_cache
 import libcst as cst
 from libcst import FlattenSentinel, MaybeSentinel, RemovalSentinel
 
-from .traversal import holds_nodes_in, layout
+from .traversal import NODE_TYPES, holds_nodes_in, layout
 
 # The fields LibCST visits as a block's statements (`visit_body_sequence`): a statement that
 # held something and now holds nothing is dropped, as there.
@@ -61,7 +61,9 @@ def _visit(node, transformer):
         if changes:
             updated = node.with_changes(**changes)
     result = transformer.on_leave(node, updated)
-    if result is not updated and not isinstance(result, (cst.CSTNode, RemovalSentinel, FlattenSentinel)):
+    # Exact types first: `isinstance` against LibCST's CSTNode, for a sentinel, makes ABCMeta ask
+    # each of its few hundred classes.
+    if result is not updated and type(result) not in NODE_TYPES and not isinstance(result, (RemovalSentinel, FlattenSentinel)):
         raise cst.CSTValidationError(
             f"Expected a node of type CSTNode or a RemovalSentinel, but got a return value of {type(result).__name__}"
         )
