@@ -46,10 +46,10 @@ def check_python(text: str, what: str = "input") -> None:
 
 def _parses(text: str) -> bool:
     """Whether CPython's parser and its symbol table take the text: the parser `ast.parse`
-    runs, without building a Python object per node (a third of `ast.parse`) nor compiling
-    (a fifth of `compile`). The symbol table refuses more (`nonlocal` at module level):
-    `ast.parse` then decides, and says why. The parser's warnings (an invalid escape) are
-    the user's compiler's to give."""
+    runs, without a Python object per node (a third cheaper than `ast.parse`) and without
+    code generation (a fifth cheaper than `compile`). The symbol table refuses more
+    (`nonlocal` at module level): `ast.parse` then decides, and says why. The parser's
+    warnings (an invalid escape) are the user's compiler's to give."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -85,13 +85,13 @@ class _Starts(CodegenState, Replaying):
             self.indents.clear()
 
     def record_syntactic_position(self, node, *, start_node=None, end_node=None):
+        if start_node is None:
+            self.syntactic_start(node)  # LibCST enters the context as soon as it has it
+            return NOTHING
         key = id(node)
         if self.aliases:
             key = self.aliases.get(key, key)
         if key not in self.wanted:
-            return NOTHING
-        if start_node is None:
-            self.found[key] = len(self.tokens)  # LibCST enters the context as soon as it has it
             return NOTHING
         start = self.aliases.get(id(start_node), id(start_node))
         self.wanted.add(start)  # generated inside this block: its start is this one's
@@ -238,15 +238,12 @@ class _Everything(CodegenState, Replaying):
         return "".join(pieces)
 
     def record_syntactic_position(self, node, *, start_node=None, end_node=None):
-        key = id(node)
-        if self.aliases:
-            key = self.aliases.get(key, key)
         if start_node is None:
-            self.found[key] = len(self.tokens)  # LibCST enters the context as soon as it has it
+            self.syntactic_start(node)  # LibCST enters the context as soon as it has it
             return NOTHING
-        start = id(start_node)
+        key, start = id(node), id(start_node)
         if self.aliases:
-            start = self.aliases.get(start, start)
+            key, start = self.aliases.get(key, key), self.aliases.get(start, start)
         return _Syntactic(self, key, start)
 
     def syntactic_start(self, node) -> None:
