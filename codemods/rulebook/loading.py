@@ -242,13 +242,14 @@ def load_rules(rules_dir: Path | None = None, through: str | None = None) -> tup
 
 @lru_cache(maxsize=16)
 def _load_rules(rules_dir: Path, through: str | None) -> tuple[Rule, ...]:
-    files = rule_files(rules_dir)
+    every = rule_files(rules_dir)
+    files = every
     if through is not None:
         order = steps(rules_dir)
         later = set(order[order.index(through) + 1:]) if through in order else set()
-        files = tuple(f for f in files if f.step not in later)
+        files = tuple(f for f in every if f.step not in later)
     rules = tuple(_rule_at(f.path) for f in files)
-    ids = {f.id for f in rule_files(rules_dir)}
+    ids = {f.id for f in every}
     for rule in rules:
         for need in rule.requires:
             if need not in ids:
