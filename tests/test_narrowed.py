@@ -54,7 +54,7 @@ def test_ignore_handoff_refuses_what_it_would_break_and_says_why(tmp_path):
 
 def test_without_requires_the_output_check_still_catches_undefined_names(tmp_path):
     rules = tmp_path / "rules"
-    shutil.copytree(ROOT / "rules", rules)
+    shutil.copytree(ROOT / "codemods" / "rules", rules)
     for path in rules.glob("*/PTO*.toml"):
         path.write_text(re.sub(r"^requires = .*\n", "", path.read_text(), flags=re.M))
     kernel = _copy(tmp_path, "real_batch_loop.py")
@@ -127,7 +127,7 @@ def test_a_narrowed_rule_that_writes_a_malformed_call_is_refused(tmp_path):
     """The input had an error on the line (the removed view), but a call the target cannot
     take at all is the edit's own doing."""
     rules = tmp_path / "rules"
-    shutil.copytree(ROOT / "rules", rules)
+    shutil.copytree(ROOT / "codemods" / "rules", rules)
     view = next(rules.glob("*/PTO001-*.toml"))
     text = view.read_text()
     keep = text[: text.index("[[example]]")].replace('"pl.slice($src, $shape, $offset, **$kw)"', '"pl.slice($src)"')

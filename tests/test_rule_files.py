@@ -14,7 +14,7 @@ KERNEL = "k.py"
 
 def _rules(tmp_path):
     rules = tmp_path / "rules"
-    shutil.copytree(ROOT / "rules", rules)
+    shutil.copytree(ROOT / "codemods" / "rules", rules)
     return rules
 
 

@@ -96,7 +96,7 @@ def test_rule_pages_name_their_step(tmp_path):
 
 
 def test_every_rule_sits_in_a_step_folder():
-    root = Path(__file__).resolve().parent.parent / "rules"
+    root = Path(__file__).resolve().parent.parent / "codemods" / "rules"
     for rule in load_rules():
         assert rule.path.parent == root / rule.step
 

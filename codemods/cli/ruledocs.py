@@ -14,7 +14,7 @@ from pathlib import Path
 from ..check.findings import MARKER
 from ..rulebook.loading import Rule
 
-BEGIN = "<!-- rules-table: generated from rules/*.toml by `python -m codemods.cli.ruledocs docs/rules.md`; do not edit by hand -->"
+BEGIN = "<!-- rules-table: generated from codemods/rules/*.toml by `python -m codemods.cli.ruledocs docs/rules.md`; do not edit by hand -->"
 END = "<!-- rules-table end -->"
 
 SAFETY = {

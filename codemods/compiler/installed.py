@@ -1,6 +1,6 @@
 """Which pypto a Python has, read off the API it offers, and which Python the compiler runs in.
 
-Every pypto build calls itself 0.1.0, so `rules/api/compilers.toml` says, per target, which
+Every pypto build calls itself 0.1.0, so `codemods/rules/api/compilers.toml` says, per target, which
 names its compiler has and which it lacks; the worker reports which of them it finds. The
 two compilers cannot share an environment (the newer one needs torch, both are
 `pypto-0.1.0-*.whl`), so the compiler may run in another Python than the tool's own:

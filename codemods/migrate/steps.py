@@ -1,7 +1,7 @@
 """Version steps: which of them a file needs, and a migration through them in order.
 
-A step is a folder of rules (`rules/2026-08/`) and the API table they migrate to
-(`rules/api/pypto-2026-08.toml`). Kernels written on any day are migrated to a target by the
+A step is a folder of rules (`codemods/rules/2026-08/`) and the API table they migrate to
+(`codemods/rules/api/pypto-2026-08.toml`). Kernels written on any day are migrated to a target by the
 steps from the first one they need up to the target's, each step's rules run against that
 step's table and its output strict-checked against it, as `ng update` runs each version's
 migrations in turn. A rule fires only where its old form is, so a file written between two

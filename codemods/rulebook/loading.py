@@ -1,4 +1,4 @@
-"""Rules and the API table, loaded from the TOML files under `rules/`.
+"""Rules and the API table, loaded from the TOML files under `codemods/rules/`.
 
 Everything a rule *is* lives in data; the Python side only knows rule kinds
 (see `codemods.migrate.transforms`). Loading validates eagerly so that a broken rule file
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 try:  # the same parser compiled (mypyc): a run reads some seventy rule files, at a third of the cost
     import tomli as toml
 except ImportError:  # pragma: no cover - the standard library's, when tomli is not installed
@@ -40,7 +39,7 @@ class Example(NamedTuple):
 
 @dataclass(frozen=True, eq=False)  # identity: rules and tables are cached per process
 class Rule:
-    """One rule file of `rules/STEP/`: what it fixes, why, how safely, and its examples."""
+    """One rule file of `codemods/rules/STEP/`: what it fixes, why, how safely, and its examples."""
 
     id: str
     name: str
@@ -104,7 +103,7 @@ class Op(NamedTuple):
 
 @dataclass(frozen=True, eq=False)
 class ApiTable:
-    """What one pypto version's API accepts (`rules/api/pypto-STEP.toml`), as the rules read it."""
+    """What one pypto version's API accepts (`codemods/rules/api/pypto-STEP.toml`), as the rules read it."""
 
     module: str
     version: str
@@ -159,14 +158,45 @@ def _namespaced(ops: dict[str, Op], namespaces: dict[str, frozenset[str]]) -> No
 
 
 def default_rules_dir() -> Path:
-    """PYPTO_MIGRATE_RULES, else the checkout's rules/ (editable installs), else the installed copy."""
+    """PYPTO_MIGRATE_RULES, else the rules shipped inside the package.
+
+    The rules are package data (`codemods/rules/`), found through importlib.resources from
+    the package itself: never from `sys.prefix`, which in the compile worker is the
+    compiler's environment, not the tool's."""
     env = os.environ.get("PYPTO_MIGRATE_RULES")
     if env:
         return Path(env)
-    checkout = Path(__file__).resolve().parents[2] / "rules"
-    if checkout.is_dir():
-        return checkout
-    return Path(sys.prefix) / "share" / "pypto-migrate" / "rules"
+    return _packaged_rules()
+
+
+@lru_cache(maxsize=1)
+def _packaged_rules() -> Path:
+    from importlib.resources import files
+
+    shipped = files("codemods") / "rules"
+    if isinstance(shipped, Path):
+        return shipped
+    return _extracted(shipped)  # pragma: no cover - a zip import (zipapp): copied out once per process
+
+
+def _extracted(tree) -> Path:  # pragma: no cover - see _packaged_rules
+    import atexit
+    import shutil
+    import tempfile
+
+    root = Path(tempfile.mkdtemp(prefix="pypto-migrate-rules-"))
+    atexit.register(shutil.rmtree, root, True)
+
+    def copy(node, to: Path) -> None:
+        for child in node.iterdir():
+            if child.is_dir():
+                (to / child.name).mkdir()
+                copy(child, to / child.name)
+            elif child.name.endswith(".toml"):
+                (to / child.name).write_bytes(child.read_bytes())
+
+    copy(tree, root)
+    return root
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

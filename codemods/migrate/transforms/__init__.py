@@ -1,4 +1,4 @@
-"""Rule kinds: the Python behind the data in `rules/`.
+"""Rule kinds: the Python behind the data in `codemods/rules/`.
 
 A rule record names its `kind`; the kind is a class built from the record (and the API
 table) that exposes LibCST-style hooks, `leave_<Node>(original, updated, ctx)` returning a
