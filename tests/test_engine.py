@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codemods.migrate import transforms
+from codemods import steps as transforms
 from codemods.check.results import EngineError, SourceError
 from codemods.migrate.engine import migrate
 from codemods.rulebook.loading import Rule, Example

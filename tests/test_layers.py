@@ -23,10 +23,11 @@ MAY_IMPORT = {
     "model": {"syntax", "rulebook", "text"},
     "interp": {"rulebook"},
     "check": {"model", "rulebook", "syntax", "text"},
-    "migrate": {"check", "model", "rulebook", "syntax", "text"},
-    "compiler": {"migrate", "interp", "check", "model", "rulebook", "syntax", "text"},
-    "run": {"compiler", "interp", "migrate", "check", "model", "rulebook", "syntax", "text"},
-    "cli": {"run", "compiler", "interp", "migrate", "check", "model", "rulebook", "syntax", "text"},
+    "steps": {"check", "model", "rulebook", "syntax", "text"},
+    "migrate": {"steps", "check", "model", "rulebook", "syntax", "text"},
+    "compiler": {"migrate", "steps", "interp", "check", "model", "rulebook", "syntax", "text"},
+    "run": {"compiler", "interp", "migrate", "steps", "check", "model", "rulebook", "syntax", "text"},
+    "cli": {"run", "compiler", "interp", "migrate", "steps", "check", "model", "rulebook", "syntax", "text"},
 }
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from codemods.migrate.engine import migrate
 from codemods.rulebook.loading import load_api, load_rules, steps
-from codemods.migrate.transforms import KINDS
+from codemods.steps import KINDS
 from codemods.run.runner import LEFTOVER_ID
 
 RULES = load_rules()

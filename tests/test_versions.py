@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from codemods.migrate.steps import first_step, forms, steps_for
+from codemods.migrate.chain import first_step, forms, steps_for
 from codemods.rulebook.loading import load_api, load_rules, steps
 from codemods.run.cache import settings_key
 from codemods.run.config import ConfigError, parse

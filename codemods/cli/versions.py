@@ -27,7 +27,7 @@ version_options = [
 
 def chosen_steps(target, start, config) -> tuple[str, str]:
     """The target and the starting step: the command line over the configuration."""
-    from ..migrate.steps import StepError, check_step
+    from ..migrate.chain import StepError, check_step
     from ..rulebook.loading import DEFAULT_TARGET
 
     try:

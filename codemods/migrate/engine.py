@@ -28,7 +28,7 @@ from ..syntax.traversal import STATEMENT_TYPES, ancestors, made_from
 from .context import Context
 from .parsing import check_python, parse, reason
 from .statement_edits import Preparsed, prepend_statements, with_markers
-from .transforms import make_transform
+from ..steps import make_transform
 
 BOM = "\ufeff"
 

@@ -113,7 +113,7 @@ class ApiTable:
     # The names the target accepts after `pl.` ("") and after `pl.tile.`/`pl.tensor.`; empty: not checked.
     namespaces: dict[str, frozenset[str]] = field(default_factory=dict)
     step: str = ""  # the version step this table is the target of (`2026-03`)
-    # Forms that tell which steps a file needs (see `codemods.migrate.steps`): `needs`, code
+    # Forms that tell which steps a file needs (see `codemods.migrate.chain`): `needs`, code
     # older than this version (the step applies); `done`, code written at this version or
     # later (the step is skipped unless a `needs` form is there too).
     needs: tuple[str, ...] = ()

@@ -95,7 +95,7 @@ def balanced_map(*args):
 def migrate_text(text: str, job: Job, strict: bool | None = None):
     """The engine on one text, with the job's rules (every rule id is known to markers),
     through the version steps the text needs to reach the job's target."""
-    from ..migrate.steps import migrate_steps, steps_for
+    from ..migrate.chain import migrate_steps, steps_for
 
     # The rules of the steps up to the target (a later step's never run); a marker may name any.
     rules = tuple(r for r in load_rules(job.rules_dir, job.target or None) if r.id in job.rule_ids)

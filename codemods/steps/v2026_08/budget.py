@@ -9,8 +9,8 @@ import libcst as cst
 from ...model.values import TILE
 from ...syntax.nodes import code
 from ...syntax.traversal import walk
-from .upgrade_base import positional
-from .upgrade_infer import number
+from .base import positional
+from .infer import number
 
 
 class RunBytes:

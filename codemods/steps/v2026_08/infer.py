@@ -22,7 +22,7 @@ from ...model.values import SCALAR, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, Val
 from ...syntax.memo import cached
 from ...syntax.nodes import attr_name, code, codes, statements
 from ...syntax.traversal import own_and_nested
-from .upgrade_signatures import pl_functions, scalar
+from .signatures import pl_functions, scalar
 
 INTS = ("INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64", "INDEX")
 ELEMENTWISE = {"add", "sub", "mul", "div", "maximum", "minimum", "exp", "neg", "recip", "rsqrt", "sqrt", "log",

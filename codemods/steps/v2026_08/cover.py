@@ -21,7 +21,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ...syntax.nodes import code
-from .upgrade_infer import Site, number
+from .infer import Site, number
 
 LOOPS = ("range", "parallel", "unroll", "pipeline")
 

@@ -19,8 +19,8 @@ import libcst as cst
 from ...model.values import TILE
 from ...syntax.nodes import attr_name, statements
 from ...syntax.traversal import walk
-from .upgrade_base import Upgrade, argument, binding, in_kernel, keyword
-from .upgrade_infer import ELEMENTWISE, Site, number
+from .base import Upgrade, argument, binding, in_kernel, keyword
+from .infer import ELEMENTWISE, Site, number
 
 MATMULS = ("matmul", "matmul_acc", "matmul_bias")
 

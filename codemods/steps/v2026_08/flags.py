@@ -13,8 +13,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ...syntax.nodes import code
-from .upgrade_base import Upgrade, after_2026_03, argument, keyword, positional
-from .upgrade_infer import Site
+from .base import Upgrade, after_2026_03, argument, keyword, positional
+from .infer import Site
 
 
 class UpgradeFlag(Upgrade):

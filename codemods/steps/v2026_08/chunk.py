@@ -23,9 +23,9 @@ import libcst as cst
 
 from ...syntax.nodes import statements
 from ...syntax.traversal import walk
-from .upgrade_base import Upgrade, keyword, positional
-from .upgrade_infer import number
-from .upgrade_outline import Outliner, scalar_names
+from .base import Upgrade, keyword, positional
+from .infer import number
+from .outline import Outliner, scalar_names
 
 LOOPS = ("parallel", "range", "unroll")
 CHUNK_KWS = ("chunk", "chunk_policy")

@@ -22,8 +22,8 @@ from ...model.extents import assignments
 from ...model.values import TENSOR
 from ...syntax.nodes import code, codes, statements
 from ...syntax.traversal import walk
-from .upgrade_base import MIN_L0_DIM, Upgrade, argument, in_kernel, keyword, positional
-from .upgrade_infer import Site, number
+from .base import MIN_L0_DIM, Upgrade, argument, in_kernel, keyword, positional
+from .infer import Site, number
 
 LEFT, RIGHT, MAT = ("pl.MemorySpace.Left", "pl.MemorySpace.Right", "pl.MemorySpace.Mat")
 

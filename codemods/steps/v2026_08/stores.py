@@ -24,8 +24,8 @@ import libcst as cst
 from ...model.values import TENSOR
 from ...syntax.nodes import statements
 from ...syntax.traversal import walk
-from .upgrade_base import Upgrade, positional
-from .upgrade_infer import number
+from .base import Upgrade, positional
+from .infer import number
 
 SCOPES = ("at", "incore")
 MTE3 = ("assemble", "store", "tensor.assemble", "tile.store")

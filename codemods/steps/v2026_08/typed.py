@@ -9,8 +9,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ...model.values import SCALAR, TENSOR, TILE
-from .upgrade_base import Upgrade, after_2026_03, append_arg, argument, keyword, positional
-from .upgrade_infer import Site, is_int, number, number_variable
+from .base import Upgrade, after_2026_03, append_arg, argument, keyword, positional
+from .infer import Site, is_int, number, number_variable
 
 SCRATCH = "{name} = pl.create_tile([{shape}], dtype=pl.{dtype}, target_memory=pl.MemorySpace.Vec)"
 

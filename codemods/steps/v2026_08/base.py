@@ -17,7 +17,7 @@ from ...model.kernels import KERNEL_TYPES
 from ...rulebook.loading import ApiTable, Rule
 from ...syntax.nodes import code
 from ...syntax.traversal import walk
-from .upgrade_infer import Module, Site, infer
+from .infer import Module, Site, infer
 
 Rewrite = Callable[[cst.CSTNode], cst.CSTNode]
 

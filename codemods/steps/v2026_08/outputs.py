@@ -9,9 +9,9 @@ from __future__ import annotations
 import libcst as cst
 
 from ...syntax.traversal import content, walk
-from .upgrade_base import Upgrade, argument, decorated_as, keyword, positional
-from .upgrade_cover import constant_window, covers, covers_subscript, windows_cover
-from .upgrade_infer import Site
+from .base import Upgrade, argument, decorated_as, keyword, positional
+from .cover import constant_window, covers, covers_subscript, windows_cover
+from .infer import Site
 
 WRITES = {"store": (2, "output_tensor"), "assemble": (0, "target"), "write": (0, "dst"), "store_scalar": (0, "tensor"),
           "setval": (0, "tile")}

@@ -19,7 +19,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ...syntax.traversal import walk
-from .upgrade_base import Upgrade, binding, positional
+from .base import Upgrade, binding, positional
 
 TRACKED = ("create_tensor", "slice", "reshape", "window")  # the binders the jit specializer follows
 WRITES = ("write", "tensor.write", "assemble", "tensor.assemble", "store", "tile.store")

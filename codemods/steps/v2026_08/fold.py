@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .upgrade_base import Upgrade, after_2026_03
+from .base import Upgrade, after_2026_03
 from ...model.constants import evaluate
 from ...syntax.traversal import walk
-from .upgrade_infer import Site
+from .infer import Site
 
 INTEGER_CALLS = {"range", "parallel", "unroll", "pipeline"}
 

@@ -14,8 +14,8 @@ import libcst as cst
 from ...model.values import TENSOR, TILE
 from ...syntax.nodes import code
 from ...syntax.traversal import walk
-from .upgrade_base import MIN_L0_DIM, Upgrade, argument, keyword
-from .upgrade_infer import Site, number
+from .base import MIN_L0_DIM, Upgrade, argument, keyword
+from .infer import Site, number
 
 # which positional argument of each matmul form is the left and the right matrix
 OPERANDS = {"matmul": (0, 1), "matmul_bias": (0, 1), "matmul_acc": (1, 2)}
@@ -49,7 +49,7 @@ class L0Operand(Upgrade):
                 continue  # manual L0 tiles that fit are kept as written
             rows = self._rows(call, op, moves, site)
             if rows is not None and rows < MIN_L0_DIM:
-                from .upgrade_ksplit import apply, plan
+                from .ksplit import apply, plan
 
                 split = plan(self, call, site, tile=True)
                 if split is not None:

@@ -16,8 +16,8 @@ from ...model.extents import assignments
 from ...model.constants import evaluate
 from ...model.values import SCALAR, TENSOR, TILE, Val
 from ...syntax.nodes import code
-from .upgrade_base import Upgrade, argument, binding, keyword, kernel_scope
-from .upgrade_infer import ELEMENTWISE, number
+from .base import Upgrade, argument, binding, keyword, kernel_scope
+from .infer import ELEMENTWISE, number
 
 
 class RebindNewType(Upgrade):

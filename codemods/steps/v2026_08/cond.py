@@ -13,8 +13,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ...model.values import SCALAR
-from .upgrade_base import Upgrade
-from .upgrade_infer import Site
+from .base import Upgrade
+from .infer import Site
 
 FLOATS = ("FP32", "FP16", "BF16", "FP64", "FP8E4M3FN", "FP8E5M2")
 

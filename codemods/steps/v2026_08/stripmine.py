@@ -26,10 +26,10 @@ from ...model.capacity import kb
 from ...model.values import SCALAR, TENSOR, TILE, VEC
 from ...syntax.nodes import code, codes, statements
 from ...syntax.traversal import walk
-from .upgrade_base import Upgrade, binding, in_kernel, keyword, positional
-from .upgrade_infer import number
-from .upgrade_budget import RunBytes
-from .upgrade_widths import ChunkWidths
+from .base import Upgrade, binding, in_kernel, keyword, positional
+from .infer import number
+from .budget import RunBytes
+from .widths import ChunkWidths
 
 UNARY = {"cast", "exp", "neg", "abs", "sqrt", "rsqrt", "recip", "relu", "log"}
 BINARY = {"add", "sub", "mul", "div", "maximum", "minimum", "adds", "subs", "muls", "divs", "maxs", "mins"}

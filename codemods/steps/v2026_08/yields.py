@@ -17,8 +17,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ...syntax.traversal import walk
-from .upgrade_base import Upgrade, keyword
-from .upgrade_infer import Site
+from .base import Upgrade, keyword
+from .infer import Site
 
 LOOPS = ("range", "parallel", "while_")
 

@@ -5,7 +5,7 @@
 - `not x` on an integer scalar was bitwise at 2026-03 and is logical now; `~x` keeps the
   old value, and a marker asks whether the logical meaning was the intended one.
 - a Tensor parameter a function writes must be `pl.Out` (written only) or `pl.InOut` (also
-  read); left plain, an orchestration output is not copied back to the host (`upgrade_outputs.py`).
+  read); left plain, an orchestration output is not copied back to the host (`outputs.py`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import libcst as cst
 
 from ...model.values import SCALAR, TENSOR, TILE
 from ...syntax.traversal import walk
-from .upgrade_base import Upgrade, after_2026_03, argument
-from .upgrade_infer import Site, infer, is_int, number_variable
+from .base import Upgrade, after_2026_03, argument
+from .infer import Site, infer, is_int, number_variable
 
 SPACE = cst.SimpleWhitespace(" ")
 
@@ -72,7 +72,7 @@ class SubscriptKeepRank(Upgrade):
                 self.rewrite(node, lambda new, h=hoisted: _keep_rank(new, h))
 
     def _static(self, value) -> bool:
-        from .upgrade_infer import number
+        from .infer import number
 
         return number(self.text(value), self.info) is not None
 
@@ -89,7 +89,7 @@ class SubscriptKeepRank(Upgrade):
                 return None
             lower = self.text(item.lower) if item.lower is not None else "0"
             upper = self.text(item.upper) if item.upper is not None else dim
-            from .upgrade_infer import number
+            from .infer import number
 
             n = number(f"({upper}) - ({lower})", self.info)
             shape.append(upper if lower == "0" else str(n) if n is not None else f"{upper} - ({lower})")

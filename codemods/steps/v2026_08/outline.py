@@ -23,7 +23,7 @@ import libcst as cst
 from ...model.values import SCALAR
 from ...syntax.nodes import code
 from ...syntax.traversal import walk
-from .upgrade_base import KERNEL_SCOPES, binding
+from .base import KERNEL_SCOPES, binding
 
 ALLOCATIONS = ("create_tensor", "tensor.create")
 

@@ -15,9 +15,9 @@ import libcst as cst
 from ...model.extents import constant_bound, runtime_names
 from ...model.values import SCALAR, TENSOR, TILE
 from ...syntax.traversal import walk
-from .upgrade_base import Upgrade, argument, in_kernel, keyword
-from .upgrade_infer import Site, number
-from .upgrade_padding import padding_for, rest_of_block
+from .base import Upgrade, argument, in_kernel, keyword
+from .infer import Site, number
+from .padding import padding_for, rest_of_block
 
 
 def _list_of(items: list[cst.BaseExpression]) -> cst.List:

@@ -2,25 +2,25 @@
 
 from __future__ import annotations
 
-from .upgrade_chunk import AutoChunk
-from .upgrade_cube import L0Operand, ShapeMismatch
-from .upgrade_cond import FloatCondition
-from .upgrade_typed import (AxisReduction, BoolCondition, FlatOffset, IndexOperand, RemScratch,
+from .chunk import AutoChunk
+from .cube import L0Operand, ShapeMismatch
+from .cond import FloatCondition
+from .typed import (AxisReduction, BoolCondition, FlatOffset, IndexOperand, RemScratch,
                             RowScratch, SameDtypeCast, SelScratch)
-from .upgrade_flags import DropKeyword, TensorLayout, UpgradeFlag
-from .upgrade_rebind import RebindNewType
-from .upgrade_outputs import OutParams
-from .upgrade_silent import LogicalNot, SubscriptKeepRank
-from .upgrade_yield import YieldBinding
-from .upgrade_acc import AccBranchMerge, AccMoveLayout
-from .upgrade_ksplit import TensorKSplit
-from .upgrade_slices import SliceBound, SliceFullRank
-from .upgrade_stores import MixedStores
-from .upgrade_stripmine import StripMine
-from .upgrade_orchestration import OrchestrationCompute
-from .upgrade_fold import ConstantDivision
-from .upgrade_jitmeta import JitAliasMetadata
-from .upgrade_names import JitUndefinedAnnotation
+from .flags import DropKeyword, TensorLayout, UpgradeFlag
+from .rebind import RebindNewType
+from .outputs import OutParams
+from .silent import LogicalNot, SubscriptKeepRank
+from .yields import YieldBinding
+from .acc import AccBranchMerge, AccMoveLayout
+from .ksplit import TensorKSplit
+from .slices import SliceBound, SliceFullRank
+from .stores import MixedStores
+from .stripmine import StripMine
+from .orchestration import OrchestrationCompute
+from .fold import ConstantDivision
+from .jitmeta import JitAliasMetadata
+from .names import JitUndefinedAnnotation
 
 KINDS = {
     "upgrade-subscript-keep-rank": SubscriptKeepRank,

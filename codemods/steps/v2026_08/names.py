@@ -17,7 +17,7 @@ import libcst as cst
 
 from ...syntax.nodes import code
 from ...syntax.traversal import content, walk
-from .upgrade_base import Upgrade, decorated_as
+from .base import Upgrade, decorated_as
 
 
 class JitUndefinedAnnotation(Upgrade):

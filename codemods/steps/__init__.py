@@ -1,20 +1,27 @@
-"""Rule kinds: the Python behind the data in `codemods/rules/`.
+"""Layer 4, the version steps: the rule kinds, the Python behind the data in `codemods/rules/`.
+
+`common/` holds the kinds any step's records may name (call patterns, renames, keyword
+flags); `v2026_03/`, `v2026_08/`, ... each hold one step's own kinds and the helpers only
+they use.
 
 A rule record names its `kind`; the kind is a class built from the record (and the API
 table) that exposes LibCST-style hooks, `leave_<Node>(original, updated, ctx)` returning a
 replacement or None, and `visit_<Node>(node, ctx)`. The engine runs the hooks of every
 selected rule in one traversal. A new rename is a new record of an existing kind.
+
+May import `check`, `model`, `rulebook`, `syntax` and `text`: a kind reads the model and the
+plan the engine hands it through its context, never the engine itself.
 """
 
 from __future__ import annotations
 
-from ...rulebook.loading import ApiTable, Rule, RuleFileError
-from .call_pattern import CallPattern
-from .keywords import KeywordFlag, KeywordRename
-from .renames import FlagMember, JitMethodRename, ModuleMemberRename, OpRename
-from .planned import KINDS as PLANNED
-from .members import MemberRename, UnknownMember
-from .regions import WrapIncore
+from ..rulebook.loading import ApiTable, Rule, RuleFileError
+from .common.call_pattern import CallPattern
+from .common.keywords import KeywordFlag, KeywordRename
+from .common.renames import FlagMember, JitMethodRename, ModuleMemberRename, OpRename
+from .v2026_03.planned import KINDS as PLANNED
+from .common.members import MemberRename, UnknownMember
+from .v2026_03.regions import WrapIncore
 
 
 class _Kinds(dict):
@@ -31,7 +38,7 @@ class _Kinds(dict):
 
     def load_all(self) -> None:
         if not self.loaded:
-            from .upgrade_kinds import KINDS as UPGRADE
+            from .v2026_08.kinds import KINDS as UPGRADE
 
             self.loaded = True
             for key, kind in UPGRADE.items():

@@ -19,8 +19,8 @@ import libcst as cst
 
 from ...syntax.nodes import code, statements
 from ...syntax.traversal import walk
-from .upgrade_base import Upgrade, decorated_as, kernel_scope
-from .upgrade_outline import Outliner, scalar_names
+from .base import Upgrade, decorated_as, kernel_scope
+from .outline import Outliner, scalar_names
 
 # what the orchestration code generator writes (measured at e2d0f78ae), and the DSL's own
 # non-ops (loops, scopes, scalar min/max of sizes)
