@@ -16,55 +16,19 @@ plan the engine hands it through its context, never the engine itself.
 from __future__ import annotations
 
 from ..rulebook.loading import ApiTable, Rule, RuleFileError
-from .common.call_pattern import CallPattern
-from .common.keywords import KeywordFlag, KeywordRename
-from .common.renames import FlagMember, JitMethodRename, ModuleMemberRename, OpRename
-from .v2026_03.planned import KINDS as PLANNED
-from .common.members import MemberRename, UnknownMember
-from .v2026_03.regions import WrapIncore
-
-
-class _Kinds(dict):
-    """Kind name -> class. The later steps' kinds are imported when a rule first names one:
-    a run to 2026-03 does not pay for their import, a tenth of its start-up."""
-
-    loaded = False
-
-    def __missing__(self, name: str):
-        if self.loaded:
-            raise KeyError(name)  # no step knows it
-        self.load_all()
-        return self[name]
-
-    def load_all(self) -> None:
-        if not self.loaded:
-            from .v2026_08.kinds import KINDS as UPGRADE
-
-            self.loaded = True
-            for key, kind in UPGRADE.items():
-                self.setdefault(key, kind)
-
-
-KINDS = _Kinds({
-    "call-pattern": CallPattern,
-    "keyword-rename": KeywordRename,
-    "keyword-flag": KeywordFlag,
-    "op-rename": OpRename,
-    "flag-member": FlagMember,
-    "jit-method-rename": JitMethodRename,
-    "module-member-rename": ModuleMemberRename,
-    "wrap-incore": WrapIncore,
-    "member-rename": MemberRename,
-    "unknown-member": UnknownMember,
-    **PLANNED,
-})
+from .registry import KINDS, kind, load_all
 
 
 def make_transform(rule: Rule, api: ApiTable):
     """A fresh instance per file: kinds may keep what they learn of the file in `begin`."""
+    from .registry import lookup
+
     try:
-        kind = KINDS[rule.kind]
+        made = lookup(rule.kind, rule.step)
     except KeyError:
-        KINDS.load_all()
-        raise RuleFileError(f"{rule.path}: unknown rule kind '{rule.kind}' (known: {', '.join(KINDS)})")
-    return kind(rule, api)
+        load_all()
+        raise RuleFileError(f"{rule.path}: unknown rule kind '{rule.kind}' (known: {', '.join(sorted(KINDS))})")
+    return made(rule, api)
+
+
+__all__ = ["KINDS", "kind", "load_all", "make_transform"]

@@ -9,8 +9,10 @@ import libcst as cst
 from ...rulebook.pattern import PatternError, compile_call, match_call, render_call
 from ...rulebook.loading import ApiTable, Rule, RuleFileError
 from ...syntax.nodes import code
+from ..registry import kind
 
 
+@kind("call-pattern")
 class CallPattern:
     def __init__(self, rule: Rule, api: ApiTable) -> None:
         self.rule = rule

@@ -11,8 +11,10 @@ import libcst as cst
 
 from ...model.kernels import OpIndex
 from ...rulebook.loading import ApiTable, Rule, RuleFileError
+from ..registry import kind
 
 
+@kind("keyword-rename")
 class KeywordRename:
     def __init__(self, rule: Rule, api: ApiTable, renames: dict | None = None) -> None:
         self.rule = rule
@@ -63,6 +65,7 @@ class KeywordRename:
         return updated.with_changes(args=args) if changed else None
 
 
+@kind("keyword-flag")
 class KeywordFlag(KeywordRename):
     """A keyword of some ops that has no mechanical successor (`tpush_to_aiv(aiv_idx=)`): each
     call that passes it is marked with the rule's message for that keyword, and left as it is."""

@@ -10,8 +10,10 @@ from ...model.aliases import scope_of
 from ...model.kernels import module_alias
 from ...syntax.nodes import code
 from ...syntax.traversal import imports
+from ..registry import kind
 
 
+@kind("member-rename")
 class MemberRename:
     """`pl.OLD` → `pl.NEW` wherever the module is meant, and `from pypto.language import OLD`
     → `... import NEW as OLD-or-its-alias`, so the names the file uses keep working."""
@@ -96,6 +98,7 @@ class MemberRename:
         return None
 
 
+@kind("unknown-member")
 class UnknownMember:
     """A call of `pl.X` where the target has no X: the parser stops there
     (`Unknown tile operation: X`), so a person must say what X becomes."""

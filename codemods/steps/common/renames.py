@@ -8,6 +8,7 @@ import libcst as cst
 
 from ...model.kernels import OpIndex
 from ...rulebook.loading import ApiTable, Rule, RuleFileError
+from ..registry import kind
 
 
 def _mapping(rule: Rule, key: str = "renames") -> dict[str, str]:
@@ -24,6 +25,7 @@ def _dotted(receiver: cst.BaseExpression, path: str) -> cst.BaseExpression:
     return node
 
 
+@kind("op-rename")
 class OpRename:
     """`pl.OLD(...)` → `pl.NEW(...)`, the arguments as they are."""
 
@@ -45,6 +47,7 @@ class OpRename:
         return updated.with_changes(func=_dotted(receiver, new))
 
 
+@kind("module-member-rename")
 class ModuleMemberRename:
     """`BackendType.PTO` → `BackendType.Ascend910B` wherever the name comes from `params.module`
     (`from pypto.backend import BackendType`, `pypto.backend.BackendType`; a list: any of them); `params.flag` maps
@@ -82,6 +85,7 @@ class ModuleMemberRename:
         return updated.with_changes(attr=cst.Name(new_last))
 
 
+@kind("flag-member")
 class FlagMember:
     """A member of the module whose every use needs a person at the target (`pl.DN` in a
     Tensor annotation): the statement is marked with the rule's message for it."""
@@ -102,6 +106,7 @@ class FlagMember:
         return None
 
 
+@kind("jit-method-rename")
 class JitMethodRename:
     """`f.compile_for_test(...)` → `f.lower(...)` where `f` is a function of the file decorated
     with `@pl.jit` (or `@pl.jit.X`): the method belongs to the JIT function object, so a method

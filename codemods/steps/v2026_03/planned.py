@@ -14,8 +14,10 @@ import libcst as cst
 
 from ...rulebook.pattern import compile_call, match_call, render_call, render_template
 from ...rulebook.loading import ApiTable, Rule, RuleFileError
+from ..registry import kind
 
 
+@kind("diagnostic")
 class Planned:
     """Flags and statement edits of one plan share; subclasses add the call rewrites."""
 
@@ -67,6 +69,7 @@ def _args(call: cst.Call) -> tuple[list[cst.BaseExpression], dict[str, cst.BaseE
     return pos, kw
 
 
+@kind("slice-to-load")
 class SliceToLoad(Planned):
     templates = ("match", "replace", "match_valid", "replace_valid", "reduce_rank", "fold", "fold_cast")
 
@@ -108,6 +111,7 @@ def _bounded(shape, bounds) -> cst.List:
     return cst.List(elements)
 
 
+@kind("assemble-to-store")
 class AssembleToStore(Planned):
     templates = ("match", "replace", "store_reshaped")
 
@@ -142,14 +146,17 @@ class _CallRewrite(Planned):
         return {}
 
 
+@kind("accumulator-to-tile")
 class AccumulatorToTile(_CallRewrite):
     pass
 
 
+@kind("drop-valid-shape")
 class DropValidShape(_CallRewrite):
     pass
 
 
+@kind("kernel-scalar-read")
 class KernelScalarRead(_CallRewrite):
     def fields(self, original) -> dict:
         return {"tile": self.decisions[original] or ""}
@@ -163,6 +170,7 @@ class KernelScalarRead(_CallRewrite):
         return super().leave_Call(original, updated, ctx)
 
 
+@kind("matmul-operands")
 class MatmulOperands(Planned):
     templates = ("from_mat", "from_vec", "from_mat_transposed", "from_vec_transposed")
 
@@ -193,6 +201,7 @@ class MatmulOperands(Planned):
         return result
 
 
+@kind("tile-reduction-scratch")
 class TileReductionScratch(Planned):
     def leave_Call(self, original, updated, ctx):
         name = self.decisions.get(original)
@@ -206,24 +215,28 @@ class TileReductionScratch(Planned):
         return updated.with_changes(args=args)
 
 
+@kind("tensor-operand-load")
 class TensorOperandLoad(Planned):
     def leave_Name(self, original, updated, ctx):
         tile = self.decisions.get(original)
         return updated.with_changes(value=tile) if tile else None
 
 
+@kind("hoist-tile-shape")
 class HoistTileShape(Planned):
     def leave_BinaryOperation(self, original, updated, ctx):
         name = self.decisions.get(original)
         return cst.Name(name) if name else None
 
 
+@kind("unique-tile-names")
 class UniqueTileNames(Planned):
     def leave_Name(self, original, updated, ctx):
         name = self.decisions.get(original)
         return updated.with_changes(value=name) if name else None
 
 
+@kind("handoff-buffer")
 class HandoffBuffer(Planned):
     templates = ("store_piece", "store_whole")
 
@@ -247,6 +260,7 @@ class HandoffBuffer(Planned):
         return updated.with_changes(targets=[target], value=value)
 
 
+@kind("retype-annotation")
 class RetypeAnnotation(Planned):
     """`x: pl.Tensor[S, D] = v` where `v` became a Tile: the annotation says Tile, with the same S and D."""
 
@@ -275,20 +289,3 @@ def _lead_ones(node: cst.BaseExpression, lead: int) -> cst.BaseExpression:
         return node
     ones = [cst.Element(cst.Integer("1"), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for _ in range(lead)]
     return node.with_changes(elements=[*ones, *node.elements])
-
-
-KINDS = {
-    "slice-to-load": SliceToLoad,
-    "assemble-to-store": AssembleToStore,
-    "accumulator-to-tile": AccumulatorToTile,
-    "drop-valid-shape": DropValidShape,
-    "matmul-operands": MatmulOperands,
-    "tile-reduction-scratch": TileReductionScratch,
-    "tensor-operand-load": TensorOperandLoad,
-    "kernel-scalar-read": KernelScalarRead,
-    "hoist-tile-shape": HoistTileShape,
-    "unique-tile-names": UniqueTileNames,
-    "handoff-buffer": HandoffBuffer,
-    "retype-annotation": RetypeAnnotation,
-    "diagnostic": Planned,
-}

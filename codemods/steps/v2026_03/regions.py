@@ -28,6 +28,7 @@ from ...rulebook.loading import ApiTable, Rule
 from ...syntax.memo import cached
 from ...syntax.nodes import statements
 from ...syntax.traversal import own_and_nested
+from ..registry import kind
 
 # Statements made only of these are orchestration's own work: scalars and loop headers.
 SCALAR_OPS = {"tensor.read", "read", "min", "max", "range", "parallel", "unroll"}
@@ -40,6 +41,7 @@ NON_COMPUTE = SCALAR_OPS | {"create_tensor", "slice", "view", "assemble", "resha
 SEED, PLAIN, BARRIER, KERNEL, CONTAINER = "seed", "plain", "barrier", "kernel", "container"
 
 
+@kind("wrap-incore")
 class WrapIncore:
     def __init__(self, rule: Rule, api: ApiTable) -> None:
         self.rule, self.api = rule, api

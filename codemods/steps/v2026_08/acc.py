@@ -21,10 +21,12 @@ from ...syntax.nodes import attr_name, statements
 from ...syntax.traversal import walk
 from .base import Upgrade, argument, binding, in_kernel, keyword
 from .infer import ELEMENTWISE, Site, number
+from ..registry import kind
 
 MATMULS = ("matmul", "matmul_acc", "matmul_bias")
 
 
+@kind("upgrade-acc-branch-merge")
 class AccBranchMerge(Upgrade):
     def scan(self, site: Site) -> None:
         if not site.parents or not isinstance(site.parents[-1], (cst.If, cst.Else)) or not in_kernel(site, self.info):
@@ -97,6 +99,7 @@ KEEPS_LAYOUT = (ELEMENTWISE - {"move"}) | {"cast"}
 DEFAULT, UNKNOWN_ORIGIN = "default", "unknown"
 
 
+@kind("upgrade-acc-move-layout")
 class AccMoveLayout(Upgrade):
     """An Acc tile moved into Vec (`pl.move(o_acc, target_memory=pl.MemorySpace.Vec)`) keeps the
     cube's layout at 2026-08, a type of its own: a name bound to it (or to an op of it, which keeps

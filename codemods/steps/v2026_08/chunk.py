@@ -26,11 +26,13 @@ from ...syntax.traversal import walk
 from .base import Upgrade, keyword, positional
 from .infer import number
 from .outline import Outliner, scalar_names
+from ..registry import kind
 
 LOOPS = ("parallel", "range", "unroll")
 CHUNK_KWS = ("chunk", "chunk_policy")
 
 
+@kind("upgrade-auto-chunk")
 class AutoChunk(Upgrade):
     # the pl.at text each chunk's kernel gets (None: the plain CORE_GROUP one), and whether it
     # came from a split scope, whose chunks keep an inner loop even of one iteration

@@ -15,10 +15,12 @@ import libcst as cst
 from ...model.values import SCALAR
 from .base import Upgrade
 from .infer import Site
+from ..registry import kind
 
 FLOATS = ("FP32", "FP16", "BF16", "FP64", "FP8E4M3FN", "FP8E5M2")
 
 
+@kind("upgrade-float-condition")
 class FloatCondition(Upgrade):
     def scan(self, site: Site) -> None:
         statement = site.statement

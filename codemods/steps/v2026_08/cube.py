@@ -16,6 +16,7 @@ from ...syntax.nodes import code
 from ...syntax.traversal import walk
 from .base import MIN_L0_DIM, Upgrade, argument, keyword
 from .infer import Site, number
+from ..registry import kind
 
 # which positional argument of each matmul form is the left and the right matrix
 OPERANDS = {"matmul": (0, 1), "matmul_bias": (0, 1), "matmul_acc": (1, 2)}
@@ -28,6 +29,7 @@ def _space(call) -> str:
     return code(mem.value).rpartition(".")[2] if mem is not None else ""
 
 
+@kind("upgrade-l0-operand")
 class L0Operand(Upgrade):
     """`pl.matmul(pl.move(a, Left), pl.move(b, Right))` with an operand bigger than its L0
     buffer: the move is dropped where the operand is in Mat, flagged where that is not known."""
@@ -123,6 +125,7 @@ class L0Operand(Upgrade):
 ELEMENTWISE_BINARY = ("add", "sub", "mul", "div", "maximum", "minimum")
 
 
+@kind("upgrade-shape-mismatch")
 class ShapeMismatch(Upgrade):
     """`pl.mul(a, b)` of shapes no broadcast joins ([4, 256] by [256, 1]): the old compiler let
     it through, the 2026-08 one stops; what was meant (a matmul? a transpose?) is a person's call."""

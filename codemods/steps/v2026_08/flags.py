@@ -15,8 +15,10 @@ import libcst as cst
 from ...syntax.nodes import code
 from .base import Upgrade, after_2026_03, argument, keyword, positional
 from .infer import Site
+from ..registry import kind
 
 
+@kind("upgrade-flag")
 class UpgradeFlag(Upgrade):
     flags_only = True
     quiet = False  # see `only_c39`
@@ -80,6 +82,7 @@ class UpgradeFlag(Upgrade):
         return any(isinstance(n, cst.Attribute) and self.info.ops.get(n) in wanted for n in walk(node))
 
 
+@kind("upgrade-tensor-layout")
 class TensorLayout(Upgrade):
     """`pl.Tensor[[...], dtype, pl.DN]` (removed) or `pl.NZ` (tile-only now)."""
 
@@ -120,6 +123,7 @@ class TensorLayout(Upgrade):
         return None
 
 
+@kind("keyword-drop")
 class DropKeyword(Upgrade):
     """A keyword the 2026-08 op no longer takes and whose meaning now follows from the code around
     it (`pl.create_tensor(..., valid_shape=V)`): the keyword is dropped so the call parses. Where V

@@ -19,10 +19,12 @@ from .base import Upgrade, after_2026_03
 from ...model.constants import evaluate
 from ...syntax.traversal import walk
 from .infer import Site
+from ..registry import kind
 
 INTEGER_CALLS = {"range", "parallel", "unroll", "pipeline"}
 
 
+@kind("upgrade-constant-division")
 class ConstantDivision(Upgrade):
     def begin(self, ctx) -> None:
         self.later = after_2026_03(ctx)

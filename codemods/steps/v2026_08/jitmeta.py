@@ -20,11 +20,13 @@ import libcst as cst
 
 from ...syntax.traversal import walk
 from .base import Upgrade, binding, positional
+from ..registry import kind
 
 TRACKED = ("create_tensor", "slice", "reshape", "window")  # the binders the jit specializer follows
 WRITES = ("write", "tensor.write", "assemble", "tensor.assemble", "store", "tile.store")
 
 
+@kind("upgrade-jit-alias-metadata")
 class JitAliasMetadata(Upgrade):
     def begin(self, ctx) -> None:
         super().begin(ctx)

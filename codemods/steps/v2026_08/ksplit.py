@@ -24,6 +24,7 @@ from ...syntax.nodes import code, codes, statements
 from ...syntax.traversal import walk
 from .base import MIN_L0_DIM, Upgrade, argument, in_kernel, keyword, positional
 from .infer import Site, number
+from ..registry import kind
 
 LEFT, RIGHT, MAT = ("pl.MemorySpace.Left", "pl.MemorySpace.Right", "pl.MemorySpace.Mat")
 
@@ -242,6 +243,7 @@ def _reshaped(up: Upgrade, rhs: cst.Call, site: Site, kn: tuple):
     return code(source), offsets, shape, len(shape) - 2, True, None
 
 
+@kind("upgrade-tensor-k-split")
 class TensorKSplit(Upgrade):
     """The tensor-level form: `pl.matmul(a, b)` in a kernel with M < 16 and b over L0B."""
 

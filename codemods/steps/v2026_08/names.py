@@ -18,8 +18,10 @@ import libcst as cst
 from ...syntax.nodes import code
 from ...syntax.traversal import content, walk
 from .base import Upgrade, decorated_as
+from ..registry import kind
 
 
+@kind("upgrade-jit-undefined-annotation")
 class JitUndefinedAnnotation(Upgrade):
     flags_only = True  # it only asks a person
     def begin(self, ctx) -> None:

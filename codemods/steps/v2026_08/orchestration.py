@@ -21,6 +21,7 @@ from ...syntax.nodes import code, statements
 from ...syntax.traversal import walk
 from .base import Upgrade, decorated_as, kernel_scope
 from .outline import Outliner, scalar_names
+from ..registry import kind
 
 # what the orchestration code generator writes (measured at e2d0f78ae), and the DSL's own
 # non-ops (loops, scopes, scalar min/max of sizes)
@@ -32,6 +33,7 @@ HOST_OPS = frozenset({
 ORCHESTRATION = ("Opaque", "Orchestration")
 
 
+@kind("upgrade-orchestration-compute")
 class OrchestrationCompute(Upgrade):
     _kernels: set[str] = frozenset()  # type: ignore[assignment]
 

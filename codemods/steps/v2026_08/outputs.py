@@ -12,11 +12,13 @@ from ...syntax.traversal import content, walk
 from .base import Upgrade, argument, decorated_as, keyword, positional
 from .cover import constant_window, covers, covers_subscript, windows_cover
 from .infer import Site
+from ..registry import kind
 
 WRITES = {"store": (2, "output_tensor"), "assemble": (0, "target"), "write": (0, "dst"), "store_scalar": (0, "tensor"),
           "setval": (0, "tile")}
 
 
+@kind("upgrade-out-params")
 class OutParams(Upgrade):
     """Parameters a function writes become `pl.Out` (never read) or `pl.InOut` (also read)."""
 

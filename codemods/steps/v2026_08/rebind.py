@@ -18,8 +18,10 @@ from ...model.values import SCALAR, TENSOR, TILE, Val
 from ...syntax.nodes import code
 from .base import Upgrade, argument, binding, keyword, kernel_scope
 from .infer import ELEMENTWISE, number
+from ..registry import kind
 
 
+@kind("upgrade-rebind-new-type")
 class RebindNewType(Upgrade):
     def begin(self, ctx) -> None:
         super().begin(ctx)

@@ -16,10 +16,12 @@ from ...model.values import SCALAR, TENSOR, TILE
 from ...syntax.traversal import walk
 from .base import Upgrade, after_2026_03, argument
 from .infer import Site, infer, is_int, number_variable
+from ..registry import kind
 
 SPACE = cst.SimpleWhitespace(" ")
 
 
+@kind("upgrade-subscript-keep-rank")
 class SubscriptKeepRank(Upgrade):
     """Only in files that still mean the old subscripts: a file written after pypto #1343 (a
     subscript with fewer indices than its value's rank, a subscript write whose value has the
@@ -154,6 +156,7 @@ def _keep_rank(node: cst.Subscript, hoisted: dict[int, str]) -> cst.Subscript:
     return node.with_changes(slice=elements)
 
 
+@kind("upgrade-logical-not")
 class LogicalNot(Upgrade):
     """Only in files written for 2026-03 (c39): one that names anything c39 did not have
     (`pl.at`, `pl.jit`, ...) was written after pypto #492 and already means the logical not."""

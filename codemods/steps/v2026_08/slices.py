@@ -18,6 +18,7 @@ from ...syntax.traversal import walk
 from .base import Upgrade, argument, in_kernel, keyword
 from .infer import Site, number
 from .padding import padding_for, rest_of_block
+from ..registry import kind
 
 
 def _list_of(items: list[cst.BaseExpression]) -> cst.List:
@@ -30,6 +31,7 @@ def _padded(node: cst.List | cst.Tuple, lead: int) -> cst.List:
     return _list_of([cst.Integer("1")] * lead + [e.value for e in node.elements])
 
 
+@kind("upgrade-slice-full-rank")
 class SliceFullRank(Upgrade):
     """`pl.slice(t4, [R, C], [a, b, r, c])` → `pl.slice(t4, [1, 1, R, C], [a, b, r, c],
     drop_dims=[0, 1])`, valid_shape padded the same way. In a kernel the pass pipeline refuses
@@ -83,6 +85,7 @@ def with_keyword(args: list[cst.Arg], name: str, value: cst.BaseExpression) -> l
     return args
 
 
+@kind("upgrade-slice-shape")
 class SliceBound(Upgrade):
     """`s = pl.slice(t, [1, n], [0, 0])` in a kernel with `n = pl.min(T, ...)` a runtime extent:
     tile.slice needs a constant shape now (InitMemRef allocates it). The shape takes the bound T,

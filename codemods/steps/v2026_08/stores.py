@@ -26,6 +26,7 @@ from ...syntax.nodes import statements
 from ...syntax.traversal import walk
 from .base import Upgrade, positional
 from .infer import number
+from ..registry import kind
 
 SCOPES = ("at", "incore")
 MTE3 = ("assemble", "store", "tensor.assemble", "tile.store")
@@ -33,6 +34,7 @@ _BITS_PER_BYTE = 8
 _UNKNOWN = -1  # a constant trip count whose value this file does not say
 
 
+@kind("upgrade-mixed-stores")
 class MixedStores(Upgrade):
     def begin(self, ctx) -> None:
         super().begin(ctx)

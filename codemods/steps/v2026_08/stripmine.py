@@ -30,6 +30,7 @@ from .base import Upgrade, binding, in_kernel, keyword, positional
 from .infer import number
 from .budget import RunBytes
 from .widths import ChunkWidths
+from ..registry import kind
 
 UNARY = {"cast", "exp", "neg", "abs", "sqrt", "rsqrt", "recip", "relu", "log"}
 BINARY = {"add", "sub", "mul", "div", "maximum", "minimum", "adds", "subs", "muls", "divs", "maxs", "mins"}
@@ -60,6 +61,7 @@ class _Run:
         self.stored: set[str] = set()  # and those it stores to
 
 
+@kind("upgrade-strip-mine")
 class StripMine(Upgrade):
     def begin(self, ctx) -> None:
         super().begin(ctx)

@@ -11,6 +11,7 @@ import libcst as cst
 from ...model.values import SCALAR, TENSOR, TILE
 from .base import Upgrade, after_2026_03, append_arg, argument, keyword, positional
 from .infer import Site, is_int, number, number_variable
+from ..registry import kind
 
 SCRATCH = "{name} = pl.create_tile([{shape}], dtype=pl.{dtype}, target_memory=pl.MemorySpace.Vec)"
 
@@ -31,6 +32,7 @@ class _Scratch(Upgrade):
         return fallback
 
 
+@kind("upgrade-axis-reduction")
 class AxisReduction(_Scratch):
     """`pl.sum(t, axis=1, keepdim=True)` -> `pl.row_sum(t, tmp)`; `axis=0` -> `pl.col_sum(t)`."""
 
@@ -57,6 +59,7 @@ class AxisReduction(_Scratch):
                 self.rewrite(call, lambda new, n=name, x=x: self.expr(f"pl.col_{n}({self.text(x)})"))
 
 
+@kind("upgrade-same-dtype-cast")
 class SameDtypeCast(Upgrade):
     """`pl.cast(x, target_type=D)` with `x` already of dtype D is `x`."""
 
@@ -78,6 +81,7 @@ class SameDtypeCast(Upgrade):
                 self.rewrite(call, lambda new: positional(new)[0].value if positional(new) else argument(new, 0, "input"))
 
 
+@kind("upgrade-rem-scratch")
 class RemScratch(_Scratch):
     """`pl.rem(a, b)` / `pl.rems(a, s)` take a scratch tile of the operand's shape and dtype."""
 
@@ -97,6 +101,7 @@ class RemScratch(_Scratch):
             self.rewrite(call, lambda new, tmp=tmp: append_arg(new, cst.Name(tmp)))
 
 
+@kind("upgrade-row-scratch")
 class RowScratch(_Scratch):
     """A row reduction's scratch must be at least the input's shape (pypto #2099)."""
 
@@ -117,6 +122,7 @@ class RowScratch(_Scratch):
                 self.rewrite(args[1].value, lambda new, tmp=tmp: cst.Name(tmp))
 
 
+@kind("upgrade-bool-condition")
 class BoolCondition(Upgrade):
     """`if n:` / `while n:` on an integer scalar -> `n != 0`; `if 1:` -> `if True:`."""
 
@@ -146,6 +152,7 @@ def _nonzero(test: cst.BaseExpression) -> cst.BaseExpression:
 BINARY = ("add", "sub", "mul", "div", "maximum", "minimum", "adds", "subs", "muls", "divs", "maximums", "minimums")
 
 
+@kind("upgrade-index-operand")
 class IndexOperand(Upgrade):
     """A loop index as the scalar operand of a tile/tensor op is cast to the operand's dtype."""
 
@@ -175,6 +182,7 @@ class IndexOperand(Upgrade):
                 self.rewrite(start, lambda new, d=d: self.expr(f"pl.cast({self.text(new)}, pl.{d})"))
 
 
+@kind("upgrade-sel-scratch")
 class SelScratch(_Scratch):
     """`pl.sel(mask, a, b)` takes a `[1, 32]` UINT8 scratch tile (pypto #1239)."""
 
@@ -202,6 +210,7 @@ class SelScratch(_Scratch):
         return all(any(self.info.op(n) and self.info.op(n).rpartition(".")[2] == "sel" for n in s.own) for s in uses)
 
 
+@kind("upgrade-flat-offset")
 class FlatOffset(Upgrade):
     """Flat-offset scalar access (`load_scalar`, `getval`, `pl.read(t, off)`) -> per-dimension indices."""
 

@@ -19,10 +19,12 @@ import libcst as cst
 from ...syntax.traversal import walk
 from .base import Upgrade, keyword
 from .infer import Site
+from ..registry import kind
 
 LOOPS = ("range", "parallel", "while_")
 
 
+@kind("upgrade-yield-binding")
 class YieldBinding(Upgrade):
     def begin(self, ctx) -> None:
         self._renamed: dict[cst.FunctionDef, dict[str, str]] = {}
