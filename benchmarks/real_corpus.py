@@ -201,7 +201,7 @@ def verify_row(row: Row, original: Path, migrated: Path, sizes: dict, work: Path
 
 
 def scoreboard(jobs: int) -> tuple[list[Row], dict]:
-    api = load_api()
+    api = load_api(None, "2026-03")
     sizes = load_sizes()
     with tempfile.TemporaryDirectory(prefix="pypto-real-") as tmp:
         work = Path(tmp)

@@ -13,11 +13,11 @@ FIXTURES = ROOT / "fixtures"
 
 
 def upgrade(text: str, api=None):
-    """Migrate `text` with the rules of the 2026-08 step, reading `api` (by default the default
-    target's table, as the step's own tests call them)."""
+    """Migrate `text` with the rules of the 2026-08 step against that step's own table, as a
+    run does (`api`: another table, for a test that asks what the rules do with it)."""
     rules = load_rules()
     step = tuple(r for r in rules if r.step == "2026-08")
-    return migrate(text, step, api or load_api(), frozenset(r.id for r in rules) | {LEFTOVER_ID})
+    return migrate(text, step, api or load_api(None, "2026-08"), frozenset(r.id for r in rules) | {LEFTOVER_ID})
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -40,13 +40,14 @@ def rules():
 
 @pytest.fixture(scope="session")
 def api():
-    return load_api()
+    """The 2026-03 step's table: the tests that use it test that step."""
+    return load_api(None, "2026-03")
 
 
 @pytest.fixture(scope="session")
 def run_rules(rules, api):
-    """Migrate a text with all rules of the default target's step (or the ones named), the way
-    the runner does for that step."""
+    """Migrate a text with all rules of the 2026-03 step (or the ones named), the way the
+    runner does for that step."""
     known = frozenset(r.id for r in rules) | {LEFTOVER_ID}
 
     def apply(text: str, only: tuple[str, ...] = (), strict: bool = False):

@@ -107,7 +107,7 @@ def _kernel_pairs(migrated, compiled, name):
     result = compiled(name)
     assert result.memory, f"no memory report (an earlier stage failed):\n{_errors(result)}"
     path = migrated[0] / "deepseek" / name
-    pairs, notes = pair_kernels(tool_capacity(path.read_text(encoding="utf-8-sig"), name, load_api()), result.memory)
+    pairs, notes = pair_kernels(tool_capacity(path.read_text(encoding="utf-8-sig"), name, load_api(None, "2026-03")), result.memory)
     assert not notes, "\n".join(notes)
     return pairs
 

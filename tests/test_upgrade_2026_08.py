@@ -44,7 +44,7 @@ def test_fixture_upgrades_to_expected(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_upgrade_computes_what_the_old_kernel_computed(name):
     before, after = (f"before/{name}", _read("before", name)), (f"after/{name}", _read("after", name))
-    verdict = verify(before, after, Settings(), load_api(), "2026-08")
+    verdict = verify(before, after, Settings(), load_api(None, "2026-03"), "2026-08")
     assert verdict.code == EQUIVALENT, verdict.message
 
 
@@ -58,7 +58,7 @@ def test_the_three_silent_changes_have_fixtures():
 @pytest.mark.parametrize("name", SILENT)
 def test_left_alone_a_silent_change_computes_something_else(name):
     before = (f"before/{name}", _read("before", name))
-    verdict = verify(before, before, Settings(), load_api(), "2026-08")
+    verdict = verify(before, before, Settings(), load_api(None, "2026-03"), "2026-08")
     assert verdict.code == MISMATCH, verdict.message
 
 
@@ -66,7 +66,7 @@ def test_the_old_meaning_is_kept_by_the_2026_03_profile():
     """Under 2026-03 the unmigrated kernel is its own equal: the profiles differ only in meaning."""
     for name in SILENT:
         before = (f"before/{name}", _read("before", name))
-        assert verify(before, before, Settings(), load_api(), "2026-03").code == EQUIVALENT, name
+        assert verify(before, before, Settings(), load_api(None, "2026-03"), "2026-03").code == EQUIVALENT, name
 
 
 def test_an_output_written_in_part_is_inout_because_out_would_lose_the_rest():
@@ -76,7 +76,7 @@ def test_an_output_written_in_part_is_inout_because_out_would_lose_the_rest():
     assert "head: pl.InOut[" in after and "out: pl.Out[" in after
     before = ("before/partial_outputs.py", _read("before", "partial_outputs.py"))
     as_out = ("as_out.py", after.replace("head: pl.InOut[", "head: pl.Out["))
-    assert verify(before, as_out, Settings(), load_api(), "2026-08").code == MISMATCH
+    assert verify(before, as_out, Settings(), load_api(None, "2026-03"), "2026-08").code == MISMATCH
 
 
 def test_the_chunk_width_constant_imports_math_after_a_future_import():

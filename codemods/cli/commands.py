@@ -18,7 +18,7 @@ from .options import (
     with_options,
 )
 from ..run.runner import Job
-from .versions import version_options, chosen_steps as _steps
+from .versions import STEPS, version_options, chosen_steps as _steps
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -111,9 +111,10 @@ def report_command(paths, fmt) -> None:
     import json
 
     from ..migrate.report import report_paths
-    from ..rulebook.loading import load_api
+    from ..rulebook.loading import load_api, oldest_step
 
-    reports, errors = report_paths(discover_paths(paths), load_api())
+    # The buffer figures are the planner's, the model of the oldest step's compiler.
+    reports, errors = report_paths(discover_paths(paths), load_api(None, oldest_step()))
     for error in errors:
         _console().print(_error_line(error))
     if fmt == "json":
@@ -139,7 +140,7 @@ def _error_line(error: str) -> str:
 @click.option("--poison", type=click.Choice(["garbage", "nan", "zero"]), default="garbage", show_default=True,
               help="What uninitialised memory holds: finite garbage, NaN (shows fragile zero-inits), or zeros "
                    "(for kernels whose results depend on it).")
-@click.option("--target", "verify_target", type=click.Choice(["2026-03", "2026-08"]), default="2026-03", show_default=True,
+@click.option("--target", "verify_target", type=click.Choice(STEPS), default=STEPS[-1] if STEPS else None, show_default=True,
               help="The pypto version whose meaning MIGRATED is run with (subscripts, `not`, output parameters).")
 def verify_command(original, migrated, sets, inputs, seed, poison, verify_target) -> None:
     """Run ORIGINAL (old API) and MIGRATED (the --target API) on the same inputs and compare.
@@ -149,7 +150,7 @@ def verify_command(original, migrated, sets, inputs, seed, poison, verify_target
     line over [tool.pypto-migrate] set/input."""
     from ..run.config import find
     from ..interp.verify import verify
-    from ..rulebook.loading import load_api
+    from ..rulebook.loading import load_api, oldest_step
     from ..text.sources import FileProblem, display_path, read_text
 
     texts = []
@@ -162,7 +163,8 @@ def verify_command(original, migrated, sets, inputs, seed, poison, verify_target
         config = find([original, migrated])
     except ConfigError as exc:
         raise Fatal(str(exc))
-    verdict = verify(texts[0], texts[1], settings_from(sets, inputs, seed, poison, defaults=config), load_api(), verify_target)
+    verdict = verify(texts[0], texts[1], settings_from(sets, inputs, seed, poison, defaults=config), load_api(None, oldest_step()),
+                     verify_target)
     _stdout(verdict.message + "\n")
     sys.exit(verdict.code)
 

@@ -15,7 +15,7 @@ ERROR_ID = "ERROR"  # the pseudo rule of a file that could not be processed
 
 # Findings whose rule is not a rule file's: what they mean, for SARIF's rule list.
 PSEUDO_RULES = {
-    "API": ("target-api", "Code the strict 2026-03 API rejects, or removed API that no rule rewrote",
+    "API": ("target-api", "Code the target API rejects, or removed API that no rule rewrote",
             "An independent check of the output against the target API found this; change it by hand."),
     "COMPILE": ("compiler", "The pypto compiler rejects what run would write",
                 "With --compile, the real pypto compiler built the migrated file and refused it here."),

@@ -5,7 +5,18 @@ from __future__ import annotations
 import click
 
 from . import exits
-from ..rulebook.loading import RuleFileError
+from ..rulebook.loading import RuleFileError, steps
+
+
+def _known() -> tuple[str, ...]:
+    """The steps there are, for the options' help (a listing of the rules folder)."""
+    try:
+        return steps()
+    except RuleFileError:
+        return ()
+
+
+STEPS = _known()
 
 
 class _Fatal(click.ClickException):
@@ -18,20 +29,21 @@ class _Fatal(click.ClickException):
 
 
 version_options = [
-    click.option("--target", metavar="STEP", help="The pypto version to migrate to: 2026-03 (c39fe714a) or 2026-08 "
-                 "(e2d0f78ae); default: [tool.pypto-migrate] target, else 2026-03."),
+    click.option("--target", metavar="STEP", help=f"The pypto version to migrate to, one of {', '.join(STEPS)}; "
+                 f"default: [tool.pypto-migrate] target, else the newest ({STEPS[-1] if STEPS else 'none found'}). "
+                 "An older one pins a pypto you cannot upgrade yet."),
     click.option("--from", "start", metavar="STEP", help="Start at this version step instead of the one read off each "
-                 "file's code: 2026-03 applies every step (code older than 2026-03-09), 2026-08 only the last."),
+                 "file's code" + (f": {STEPS[0]} applies every step, {STEPS[-1]} only the last." if STEPS else ".")),
 ]
 
 
 def chosen_steps(target, start, config) -> tuple[str, str]:
     """The target and the starting step: the command line over the configuration."""
     from ..migrate.chain import StepError, check_step
-    from ..rulebook.loading import DEFAULT_TARGET
+    from ..rulebook.loading import newest_step
 
     try:
-        chosen = check_step(target or config.target or DEFAULT_TARGET)
+        chosen = check_step(target or config.target or newest_step())
         first = check_step(start, what="--from step") if start else ""
     except StepError as exc:
         if not target and config.target:

@@ -25,7 +25,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..rulebook.loading import DEFAULT_TARGET
+from ..rulebook.loading import newest_step, oldest_step
 from .installed import compilers, features, mismatch
 from .ir_audit import StructureProblem
 from .memory_report import MemoryRecord
@@ -70,11 +70,11 @@ class CompilerMismatch(Exception):
     """The pypto a Python imports is not the target's; the message says which it is and what to do."""
 
 
-def unavailable_message(reason: str, python: str | None = None, target: str = DEFAULT_TARGET) -> str:
+def unavailable_message(reason: str, python: str | None = None, target: str | None = None) -> str:
     python = python or sys.executable
     hint = INSTALL_HINT
-    if target != DEFAULT_TARGET:  # the newer wheel has the same name: say which one, and what it needs beside it
-        wanted = compilers()[target]
+    if (target or newest_step()) != oldest_step():  # the newer wheel has the same name: say which one, and what it needs beside it
+        wanted = compilers()[target or newest_step()]
         hint = f"python -m pip install {wanted.wheel} ({wanted.title})"
     if python != sys.executable:
         hint = hint.replace("python -m pip", f"{python} -m pip", 1)
@@ -82,11 +82,11 @@ def unavailable_message(reason: str, python: str | None = None, target: str = DE
     return f"--compile needs the pypto compiler, which {python} cannot import ({reason}). Install it into {where}: {hint}"
 
 
-def probe(timeout: float = 120.0, target: str = DEFAULT_TARGET, python: str | None = None) -> dict[str, bool]:
+def probe(timeout: float = 120.0, target: str | None = None, python: str | None = None) -> dict[str, bool]:
     """Raise CompilerUnavailable unless a child process can import pypto.language, and
     CompilerMismatch unless that pypto is the target's; the API names it was told by."""
     found = _ask({"probe": True, "features": features()}, timeout, python).get("features", {})
-    problem = mismatch(target, found, python or sys.executable)
+    problem = mismatch(target or newest_step(), found, python or sys.executable)
     if problem:
         raise CompilerMismatch(problem)
     return found
@@ -94,7 +94,7 @@ def probe(timeout: float = 120.0, target: str = DEFAULT_TARGET, python: str | No
 
 def compile_source(path: Path, text: str | None, stage: str = "parse", sets: dict[str, str] | None = None,
                    timeout: float = DEFAULT_TIMEOUT, defaults: dict[str, str] | None = None,
-                   target: str = DEFAULT_TARGET, python: str | None = None) -> CompileResult:
+                   target: str | None = None, python: str | None = None) -> CompileResult:
     """Compile `text` as if it were the file at `path` (None: the file as it is on disk).
 
     Sizes: `sets` (NAME -> VALUE, as `verify --set`) over the file's own
@@ -109,7 +109,7 @@ def compile_source(path: Path, text: str | None, stage: str = "parse", sets: dic
     merged = file_sets(source, defaults or {}) | dict(sets or {})
     with tempfile.TemporaryDirectory(prefix="pypto-migrate-compile-") as workdir:
         request = {"path": str(Path(path).resolve()), "text": text, "stage": stage, "sets": merged, "workdir": workdir,
-                   "target": target}
+                   "target": target or newest_step()}
         try:
             reply = _ask(request, timeout, python)
         except _Failed as exc:

@@ -87,7 +87,12 @@ def compile_file(request: dict) -> dict:
         node.name for node in tree.body
         if isinstance(node, ast.ClassDef) and any(is_program(d) for d in node.decorator_list)
     ]
-    newest = request.get("target") == "2026-08"
+    import pypto.language as pl
+
+    # The compiler of the newest step is told by what it has (entry @pl.jit functions), not by
+    # the target's name: its child builds and lowers programs its own way (`head`).
+    newest = hasattr(pl, "jit")
+    target = request.get("target")
     jit_names = head.jit_functions(tree) if newest else []
     if not builder_names and not program_classes and not jit_names:
         out["skipped"] = "no @pl.program (nor a function that builds one)" + (", no @pl.jit function" if newest else "")
@@ -143,15 +148,15 @@ def compile_file(request: dict) -> dict:
         out["notes"].append(f"--set {', '.join(unknown)}: no module constant or builder parameter of that name")
     if newest:
         lines = {n.name: n.lineno for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
-        return _compile_newest(programs, module.__dict__, jit_names, sets, request["stage"], workdir, out, where, lines)
+        return _compile_newest(programs, module.__dict__, jit_names, sets, request["stage"], workdir, out, where, lines, target)
     out["programs"] = [name for name, _ in programs]
     if request["stage"] == "passes":
         for i, (name, program) in enumerate(programs):
-            _run_passes(name, program, workdir / "passes" / f"{i}_{name}", out, where)
+            _run_passes(name, program, workdir / "passes" / f"{i}_{name}", out, where, target)
     return out
 
 
-def _compile_newest(programs, module_dict, jit_names, sets, stage, workdir: Path, out: dict, where, lines) -> dict:
+def _compile_newest(programs, module_dict, jit_names, sets, stage, workdir: Path, out: dict, where, lines, target) -> dict:
     """The 2026-08 compiler: built programs through the pass pipeline, entry @pl.jit functions
     through `.lower()`; memory from the memory map's reading of the IR, structure audited."""
     compiled = []
@@ -167,20 +172,20 @@ def _compile_newest(programs, module_dict, jit_names, sets, stage, workdir: Path
             head.record_failure(exc, name, out, where, lines.get(name))
             continue
         compiled.append(name)
-        _read_dump(name, dump, head.last_dump(folder), out)
+        _read_dump(name, dump, head.last_dump(folder), out, target)
         out["structure"].extend(head.orchestration_problems(final))
     for i, (name, fn) in enumerate(head.entries(module_dict, jit_names)):
         lowered = head.lower(name, fn, sets, stage, workdir / "jit" / f"{i}_{name}", out, where)
         compiled.append(name)
         if lowered is not None and stage == "passes":
             dump = head.final_dump(lowered, workdir / "jit" / f"{i}_{name}")
-            _read_dump(name, dump, dump, out)
+            _read_dump(name, dump, dump, out, target)
             out["structure"].extend(head.orchestration_problems(lowered))
     out["programs"] = compiled
     return out
 
 
-def _read_dump(name: str, memory_dump: Path, final: Path | None, out: dict) -> None:
+def _read_dump(name: str, memory_dump: Path, final: Path | None, out: dict, target: str) -> None:
     from .ir_audit import audit_dump
     from ..rulebook.loading import load_api
 
@@ -192,14 +197,14 @@ def _read_dump(name: str, memory_dump: Path, final: Path | None, out: dict) -> N
         out["notes"].append(f"{name}: the pass pipeline dumped no IR to audit")
         return
     try:
-        problems = audit_dump(final.read_text(encoding="utf-8"), load_api(None, "2026-08"))
+        problems = audit_dump(final.read_text(encoding="utf-8"), load_api(None, target))
     except SyntaxError as exc:
         out["notes"].append(f"{name}: the IR dump {final.name} could not be read ({exc.msg} at line {exc.lineno}); structure not audited")
         return
     out["structure"].extend(p.to_json() for p in problems)
 
 
-def _run_passes(name, program, folder: Path, out: dict, where: "_Locator") -> None:
+def _run_passes(name, program, folder: Path, out: dict, where: "_Locator", target: str) -> None:
     import pypto
     from pypto.ir.pass_manager import OptimizationStrategy, PassManager
     from pypto.pypto_core import passes
@@ -228,7 +233,7 @@ def _run_passes(name, program, folder: Path, out: dict, where: "_Locator") -> No
         out["notes"].append(f"{name}: the pass pipeline dumped no IR to audit")
         return
     try:
-        problems = audit_dump(dumps[-1].read_text(encoding="utf-8"), load_api())
+        problems = audit_dump(dumps[-1].read_text(encoding="utf-8"), load_api(None, target))
     except SyntaxError as exc:
         out["notes"].append(f"{name}: the IR dump {dumps[-1].name} could not be read ({exc.msg} at line {exc.lineno}); structure not audited")
         return

@@ -80,7 +80,7 @@ class MemoryOps:
             raise KernelError("pl operation 'load': load() got an unexpected keyword argument "
                               f"'{'valid_shapes' if valid_shapes is not None else 'transpose'}'")
         if not self.head and valid_shape is not None:
-            raise KernelError("load() got an unexpected keyword argument 'valid_shape' (2026-03 says valid_shapes)")
+            raise KernelError("load() got an unexpected keyword argument 'valid_shape' (the strict API says valid_shapes)")
         valid_shapes = valid_shape if valid_shape is not None else valid_shapes
         self._dispatch("load", [tensor])
         self._in_kernel("load")

@@ -20,7 +20,7 @@ from . import dtypes as D
 from .memory import MemoryOps
 from .values import KernelError, Tensor, Tile, kind, type_name, array_of, as_f32, dtype_of, valid_of
 
-OLD, STRICT, HEAD = "old", "2026-03", "2026-08"
+OLD, STRICT, HEAD = "old", "strict", "head"  # HEAD: also what the newest version changed in meaning
 
 
 class Machine(MemoryOps):

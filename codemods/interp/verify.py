@@ -33,20 +33,19 @@ class Verdict:
     message: str
 
 
-PROFILES = {"2026-03": STRICT, "2026-08": HEAD}
-
-
 def verify(original: tuple[str, str], migrated: tuple[str, str], settings: Settings, api: ApiTable,
-           target: str = "2026-03") -> Verdict:
-    """`original` and `migrated` are (path, text) pairs; the migration runs with the meaning of
-    the `target` version (the original with the old one, the same at every version up to 2026-03)."""
+           target: str | None = None) -> Verdict:
+    """`original` and `migrated` are (path, text) pairs; `api` is the oldest step's table (the
+    original runs with the old meaning), the migration runs with the meaning of the `target`
+    version (its table's `profile`; None: the newest step)."""
     settings = settings.merged_over(original[1])
+    goal = _target_api(api, target)
     try:
         # Across versions the parameters' directions changed meaning: each written one is compared.
-        across = PROFILES[target] != STRICT
+        across = goal.profile != STRICT
         first = _run(original, OLD, settings, api, seed=2 * settings.seed + 1, parameters=across)
         inputs, outputs_a, masked = first
-        second = _run(migrated, PROFILES[target], settings, _target_api(api, target), seed=2 * settings.seed + 2,
+        second = _run(migrated, goal.profile, settings, goal, seed=2 * settings.seed + 2,
                       inputs=inputs, parameters=across)
         _, outputs_b, _ = second
     except _Failed as failed:
@@ -67,14 +66,13 @@ class _Failed(Exception):
     pass
 
 
-def _target_api(api: ApiTable, target: str) -> ApiTable:
+def _target_api(api: ApiTable, target: str | None) -> ApiTable:
     """The migration runs against the ops of its target: at 2026-08 the row/col expands, fillpad
     and friends take Tensors as well as Tiles (the 2026-03 table has them tile-only)."""
-    if PROFILES[target] == STRICT:
-        return api
-    from ..rulebook.loading import load_api
+    from ..rulebook.loading import load_api, newest_step
 
-    return load_api(None, target)
+    target = target or newest_step()
+    return api if target == api.step else load_api(None, target)
 
 
 def _run(source: tuple[str, str], profile: str, settings: Settings, api: ApiTable, seed: int, inputs=None,

@@ -7,12 +7,9 @@ step's table and its output strict-checked against it, as `ng update` runs each 
 migrations in turn. A rule fires only where its old form is, so a file written between two
 steps needs no step of its own: the rules whose old forms it holds fire, the others are silent.
 
-Which step a file starts at is read off the code (`first_step`), unless `--from` says it:
-the `[step]` table of a step's API says which forms prove the code older than that step's
-version (`needs`: the step applies) and which prove it written at that version or later
-(`done`, and any name only a later version has: the step is skipped). Only names are read, with
-Python's own parser; nothing here imports LibCST, so that a run served from the cache stays
-light.
+Which step a file starts at is read off the code and the steps' API tables (`first_step`),
+unless `--from` says it: no list of forms is kept by hand. Only names are read, with Python's
+own parser; nothing here imports LibCST, so that a run served from the cache stays light.
 """
 
 from __future__ import annotations
@@ -86,40 +83,67 @@ def _path(node: ast.AST, names: dict[str, str], module: str) -> str:
     return ""
 
 
-def _has(found: set[str], marker: str) -> bool:
-    """`view` is used by `pl.view`, `block` by `pl.block.adds` too; `parallel(chunk=)` only so."""
-    return any(f == marker or (not marker.endswith(")") and f.startswith(marker + ".")) for f in found)
-
-
 def first_step(text: str, tables: list[ApiTable]) -> int:
-    """The index of the first step (tables oldest first) the text needs."""
-    found = forms(text, tables[0].module) if tables else set()
+    """The index of the first step (tables oldest first) the text needs.
+
+    Read off the tables alone. A step is skipped only for a file that uses a name its version
+    lacks and a later version has, or lists as removed (`pl.at`; `pl.chunked_loop_optimizer`,
+    which came and went between the two), and no name the step's own table lists as removed
+    (`pl.view`): such code was written after that version. Everything else runs the step:
+    its rules fire only on their old forms, so a step run on code already past it changes
+    nothing, where skipping it on a guess leaves what its compiler rejects. A name no table
+    knows (a typo, a placeholder) is evidence of neither."""
+    found = _names(forms(text, tables[0].module)) if tables else set()
     for i, table in enumerate(tables[:-1]):
-        if any(_has(found, m) for m in table.needs):
+        if any(_removed(table, key) for key in found):
             return i
-        if any(_has(found, m) for m in table.done) or _later_names(found, table, tables[i + 1:]):
+        if any(not table.exists(key) and key not in table.ops and _known(later, key)
+               for key in found for later in tables[i + 1:]):
+            continue
+        if _past(text, table, tables[-1]):
             continue
         return i
     return len(tables) - 1
 
 
-def _later_names(found: set[str], table: ApiTable, later: list[ApiTable]) -> bool:
-    """Does the text use a name this version lacks and a later one has (`pl.at`, `pl.jit`)?"""
-    if not table.namespaces:
+def _past(text: str, table: ApiTable, target: ApiTable) -> bool:
+    """Is all that the step's version rejects in this text accepted by the target's version?
+    Then the text was written for a pypto between the two (tensor-level `pl.rsqrt` in a
+    kernel, which c39 refused and later versions lower): the step would rewrite what the
+    target accepts. Asked only of a text whose names are no evidence either way."""
+    from ..check.strict import StrictChecker  # here: a warm run never imports LibCST
+    from .parsing import parse
+
+    try:
+        module = parse(text)
+    except Exception:  # the engine reports it, with its line
         return False
+    here = {id(v.node) for v in StrictChecker(module, table).run() if v.rejects}
+    if not here:
+        return False
+    there = {id(v.node) for v in StrictChecker(module, target).run() if v.rejects}
+    return not here & there
+
+
+def _removed(table: ApiTable, key: str) -> bool:
+    return key in table.ops and table.ops[key].kind == "removed"
+
+
+def _known(table: ApiTable, key: str) -> bool:
+    """Does the table have `pl.<key>`, or say that it was removed by then?"""
+    return bool(table.namespaces) and (table.exists(key) or key in table.ops)
+
+
+def _names(found: set[str]) -> set[str]:
+    """The names a text's forms use, as the tables key them: `tile.adds`, `tensor.read`, or the
+    member of the module itself (`view`, `block`, `at`); keywords (`range(chunk=)`) are no names."""
+    keys = set()
     for path in found:
         if "(" in path:
             continue
         space, _, name = path.partition(".")
-        if space in ("tile", "tensor") and name and "." not in name:
-            key = path
-        else:
-            key = space
-        if table.exists(key) or key in table.ops:
-            continue
-        if any(t.namespaces and t.exists(key) for t in later):
-            return True
-    return False
+        keys.add(path if space in ("tile", "tensor") and name and "." not in name else space)
+    return keys
 
 
 Migrate = Callable[..., Result]

@@ -113,11 +113,11 @@ class ApiTable:
     # The names the target accepts after `pl.` ("") and after `pl.tile.`/`pl.tensor.`; empty: not checked.
     namespaces: dict[str, frozenset[str]] = field(default_factory=dict)
     step: str = ""  # the version step this table is the target of (`2026-03`)
-    # Forms that tell which steps a file needs (see `codemods.migrate.chain`): `needs`, code
-    # older than this version (the step applies); `done`, code written at this version or
-    # later (the step is skipped unless a `needs` form is there too).
-    needs: tuple[str, ...] = ()
-    done: tuple[str, ...] = ()
+    # The meaning the reference interpreter gives code of this version (`codemods.interp`):
+    # "strict" (Tensors and Tiles apart), "head" (also logical `not`, rank-keeping subscripts,
+    # output parameters). Inherited through `base`, so a next step means what its base did
+    # until its table says otherwise.
+    profile: str = "strict"
     tensor_kernels: bool = False  # tensor-level ops inside a kernel are lowered by the compiler
     kernel_needs_output: bool = False  # an outlined kernel must return something (`model/outputs.py`)
 
@@ -330,9 +330,6 @@ def _rule_at(path: Path) -> Rule:
 
 
 STEP = re.compile(r"^\d{4}-\d{2}$")
-DEFAULT_TARGET = "2026-03"  # the step `run` and `check` migrate to without --target
-
-
 @lru_cache(maxsize=8)
 def steps(rules_dir: Path | None = None) -> tuple[str, ...]:
     """The version steps, oldest first: the folders of rules that have an API table beside them."""
@@ -342,6 +339,19 @@ def steps(rules_dir: Path | None = None) -> tuple[str, ...]:
     if missing:
         raise RuleFileError(f"{rules_dir}: step {', '.join(missing)} has rules but no api/pypto-STEP.toml")
     return tuple(found)
+
+
+def newest_step(rules_dir: Path | None = None) -> str:
+    """The step `run` and `check` migrate to without --target: the pypto users have today."""
+    names = steps(rules_dir)
+    if not names:
+        raise RuleFileError(f"{rules_dir or default_rules_dir()}: no version step (STEP/ with api/pypto-STEP.toml)")
+    return names[-1]
+
+
+def oldest_step(rules_dir: Path | None = None) -> str:
+    """The first step: its table lists what the oldest code used and that version removed."""
+    return steps(rules_dir)[0]
 
 
 def _table_data(path: Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]:
@@ -368,15 +378,12 @@ def _table_data(path: Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]:
         else:
             ops[name] = {**ops.get(name, {}), **spec}
     merged["ops"] = ops
-    if "step" not in data:  # which code needs a step is the step's own to say, never inherited
-        merged.pop("step", None)
     return merged
 
 
 @lru_cache(maxsize=16)
-def load_api(rules_dir: Path | None = None, step: str | None = None) -> ApiTable:
+def load_api(rules_dir: Path | None, step: str) -> ApiTable:
     """The API table of a step (`2026-03`), the target of that step's rules."""
-    step = step or DEFAULT_TARGET
     path = (rules_dir or default_rules_dir()) / "api" / f"pypto-{step}.toml"
     if not path.is_file():
         raise RuleFileError(f"{path}: no API table for step {step}")
@@ -406,9 +413,6 @@ def load_api(rules_dir: Path | None = None, step: str | None = None) -> ApiTable
         )
     namespaces = {space: frozenset(names) for space, names in data.get("namespaces", {}).items()}
     _namespaced(ops, namespaces)
-    detect = data.get("step", {})
-    if not isinstance(detect, dict):
-        raise RuleFileError(f"{path}: [step] must be a table")
     return ApiTable(
         module=_require(data, "module", path),
         version=_require(data, "version", path),
@@ -417,8 +421,7 @@ def load_api(rules_dir: Path | None = None, step: str | None = None) -> ApiTable
         dtype_bytes=dict(data.get("dtype_bytes", {})),
         namespaces=namespaces,
         step=step,
-        needs=tuple(detect.get("needs", ())),
-        done=tuple(detect.get("done", ())),
+        profile=str(data.get("profile", "strict")),
         tensor_kernels=bool(data.get("tensor_kernels", False)),
         kernel_needs_output=bool(data.get("kernel_needs_output", False)),
     )

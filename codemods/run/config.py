@@ -130,7 +130,7 @@ def parse(table: dict, path: Path) -> Config:
             raise ConfigError(f"{where} input: {name} = {value!r}: expected \"LOW:HIGH\"") from None
     target = table.get("target", "")
     if not isinstance(target, str):
-        raise ConfigError(f"{where} target: expected a version step such as \"2026-08\", got {target!r}")
+        raise ConfigError(f"{where} target: expected a version step (YYYY-MM), got {target!r}")
     python = table.get("compiler-python")
     if python is not None and (not isinstance(python, str) or not python):
         raise ConfigError(f"{where} compiler-python: expected the path of a Python, got {python!r}")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..text.diffs import diff_body, with_header
 from ..check.results import Edit, Finding, SourceError
-from ..rulebook.loading import DEFAULT_TARGET, default_rules_dir, load_api, load_rules, rule_files
+from ..rulebook.loading import default_rules_dir, load_api, load_rules, newest_step, oldest_step, rule_files
 from ..text.sources import FileProblem, decode, display_path, read_bytes, write_atomic
 
 LEFTOVER_ID = "API"  # findings about removed API that no rule rewrote
@@ -67,7 +67,7 @@ class Job:
     max_file_size: int = 0  # bytes; a bigger file is reported and skipped (0: no limit)
     cache_dir: Path | None = None  # where results are kept between runs (None: not kept)
     cache_key: str = ""  # the settings part of the cache key (`run` computes it once)
-    target: str = DEFAULT_TARGET  # the version step to migrate to (--target)
+    target: str = field(default_factory=newest_step)  # the version step to migrate to (--target; the newest)
     start: str = ""  # the step to start at (--from); "": read off each file's code
 
 
@@ -220,7 +220,8 @@ def _verify(outcome: Outcome, text: str, output: str, job: Job) -> None:
 
     if "@" not in text or "program" not in text:
         return  # no @pl.program to run
-    verdict = verify((outcome.display, text), (f"{outcome.display} (migrated)", output), job.verify, load_api(job.rules_dir),
+    verdict = verify((outcome.display, text), (f"{outcome.display} (migrated)", output), job.verify,
+                     load_api(job.rules_dir, oldest_step(job.rules_dir)),
                      target=job.target)  # the migration means what the target version means
     if verdict.code == EQUIVALENT:
         outcome.notes.append(f"verified: {verdict.message}")

@@ -122,6 +122,25 @@ class UnknownMember:
         op = ctx.ops.get(original)
         if not self._unknown(op):
             return None
-        message = self.advice.get(op, self.default)
-        ctx.flag(self.rule, original, message.format(op=op, version=self.api.version))
+        newer = _newer_table(self.api, op)
+        if newer is not None:  # code written for a later pypto than the pinned target: no hand rewrite
+            message = (f"pl.{op} is newer than the target pypto {self.api.version} (pypto {newer.version} has it): "
+                       f"this code was written for a later pypto; run with --target {newer.step}, or without --target")
+        else:
+            message = self.advice.get(op, self.default).format(op=op, version=self.api.version)
+        ctx.flag(self.rule, original, message)
         return None
+
+
+def _newer_table(api: ApiTable, op: str) -> ApiTable | None:
+    """The first step after the table's own whose API has `pl.<op>`, or None."""
+    from ...rulebook.loading import load_api, steps
+
+    names = steps()
+    if api.step not in names:
+        return None
+    for step in names[names.index(api.step) + 1:]:
+        table = load_api(None, step)
+        if table.exists(op) and (op not in table.ops or table.ops[op].kind != "removed"):
+            return table
+    return None
