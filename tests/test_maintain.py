@@ -182,7 +182,7 @@ def test_a_measured_table_reads_back_as_a_table(tmp_path):
     assert table.enums == {"MemorySpace": ["Vec"]}
 
 
-def test_the_commands(tables, tmp_path):
+def test_the_commands(tables, tmp_path, monkeypatch):
     old, new = tables
     runner = CliRunner()
     done = runner.invoke(main, ["api", "diff", str(old), str(new), "--mechanical", "--stubs", str(tmp_path / "s")])
@@ -192,6 +192,9 @@ def test_the_commands(tables, tmp_path):
     assert sorted(p.name for p in (tmp_path / "s").iterdir())[0] == "PTO900-rename-tile-maxs.toml"
     missing = runner.invoke(main, ["api", "diff", str(old), str(tmp_path / "nothing.toml")])
     assert missing.exit_code == 2
+    monkeypatch.chdir(tmp_path)  # a relative path is the caller's, not the child's folder
+    relative = runner.invoke(main, ["api", "measure", "--json", "--python", _relative_bare_python()])
+    assert relative.exit_code == 2 and "could not read pypto" in relative.stderr, relative.stderr
     no_python = runner.invoke(main, ["api", "measure", "--python", str(tmp_path / "no-python")])
     assert no_python.exit_code == 2 and "no such Python" in no_python.stderr
 
@@ -205,6 +208,14 @@ def _no_pypto() -> bool:
     import importlib.util
 
     return importlib.util.find_spec("pypto") is None
+
+
+def _relative_bare_python() -> str:
+    import os
+    from pathlib import Path
+
+    os.mkdir("bin")
+    return os.path.join("bin", Path(_bare_python(Path("bin"))).name)
 
 
 def _bare_python(tmp_path) -> str:

@@ -26,6 +26,8 @@ class MeasureError(Exception):
 
 def probe(python: str | None = None, timeout: float = 600) -> dict:
     """What `codemods.maintain.probe` prints, run in `python` (by default this one)."""
+    if python and os.sep in python:
+        python = os.path.abspath(python)  # the child runs elsewhere; a venv's link is kept, not resolved
     env = dict(os.environ)
     # The package is found behind the child's own path, as the compile bridge does it, so
     # that nothing of ours shadows what pypto imports.
