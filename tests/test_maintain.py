@@ -15,7 +15,7 @@ from codemods.maintain.measure import MeasureError, probe, to_toml
 from codemods.maintain.stubs import write_stubs
 from codemods.maintain.table_diff import Table, diff
 from codemods.migrate.engine import migrate
-from codemods.rulebook.loading import load_api, load_rule, steps
+from codemods.rulebook.loading import default_rules_dir, load_api, load_rule, steps
 from needs import head_python, pypto_or_skip
 
 OLD = """
@@ -162,6 +162,21 @@ def test_each_stub_is_a_rule_whose_examples_its_kind_carries_out(tables, tmp_pat
     load = load_rule(written[2])
     assert (load.kind, load.params) == ("keyword-rename", {"ops": ["load"], "renames": {"valid_shapes": "valid_shape"}})
     assert "valid_shape=valid_shapes" in load.examples[0].after
+
+
+def test_the_shipped_tables_give_the_renames_their_replacements_name(tmp_path):
+    rules = default_rules_dir()
+    old, new = (rules / "api" / f"pypto-{step}.toml" for step in steps()[-2:])
+    cat = diff(old, new)
+    mechanical = {(c.area, c.old, c.new) for c in cat.changes if c.mechanical}
+    assert {("op-renamed", "maxs", "maximum"), ("op-renamed", "add_scalar", "add"),
+            ("keyword-renamed", "valid_shapes", "valid_shape")} <= mechanical
+    # getval(tile, offset) → read(x, indices): named by the table, but not the same call.
+    assert [c.mechanical for c in cat.of("op-renamed") if c.old == "getval"] == [False]
+    api = load_api(None, steps()[-1])
+    for path in write_stubs(cat, Table(old), tmp_path):
+        rule = load_rule(path)
+        assert migrate(rule.examples[0].before, (rule,), api, frozenset({rule.id})).output == rule.examples[0].after
 
 
 def test_a_measured_table_reads_back_as_a_table(tmp_path):

@@ -66,7 +66,7 @@ def _op_rename(change: Change, rule_id: str, old: Table, cat: Catalogue) -> tupl
     required = int(old.ops.get(change.old, {}).get("required", len(params)))
     args = params[:required]
     name = _name("rename", change.old)
-    why = (f"Measured: `pl.{change.old}` is gone from {cat.new} and `pl.{change.new}` takes the same parameters "
+    why = (f"`pl.{change.old}` is gone from {cat.new} and `pl.{change.new}` takes the same parameters "
            f"({', '.join(params)}); {change.detail}.\nTODO: the upstream change, and the message {cat.new} gives for the old name.")
     return name, _record(
         rule_id, name, f"pl.{change.old} was renamed pl.{change.new}", why,
@@ -86,7 +86,7 @@ def _keyword_renames(op: str, changes: list[Change], rule_id: str, old: Table, c
     unchanged = [p for p in params[:required] if p not in renames]
     name = _name("keywords", op)
     pairs = ", ".join(f"{a}= → {b}=" for a, b in renames.items())
-    why = (f"Measured: the parameters of `pl.{op}` were renamed between {cat.old} and {cat.new}: {pairs}; "
+    why = (f"The parameters of `pl.{op}` were renamed between {cat.old} and {cat.new}: {pairs}; "
            f"their places and the others are unchanged.\nTODO: the upstream change, and the message {cat.new} gives "
            "for the old keyword.")
     return name, _record(
