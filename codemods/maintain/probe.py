@@ -32,6 +32,8 @@ def _returns(annotation) -> str:
     text = annotation if isinstance(annotation, str) else str(annotation)
     if text.startswith("~"):  # a TypeVar: the result is of the operand's kind
         return "same"
+    if "|" in text or "Union" in text:  # Tile or Tensor by the operand: the annotation does not say which
+        return ""
     for word, kind in (("Tile", "tile"), ("Tensor", "tensor"), ("Scalar", "scalar")):
         if text.rsplit(".", 1)[-1].startswith(word):
             return kind
@@ -105,7 +107,9 @@ def measure() -> dict:
                 continue
             if name.startswith("DEFAULT_"):
                 continue
-            dtypes[name] = max(bits, 8) // 8 if bits % 8 == 0 or bits == 1 else bits / 8
+            # BOOL is one bit to the type and a byte in a buffer (the tables' size); four-bit
+            # types pack two to a byte.
+            dtypes[name] = 1 if bits == 1 else bits // 8 if bits % 8 == 0 else bits / 8
     limits, chosen = {}, None
     for name in enums["BackendType"]:  # the first backend of the build is the one kernels ran on
         try:
