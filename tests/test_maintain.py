@@ -113,7 +113,7 @@ def tables(tmp_path):
 
 def test_the_catalogue_of_two_small_tables(tables):
     lines = diff(*tables).text().splitlines()
-    assert lines[0] == "# old → new: 16 changes, 3 mechanical"
+    assert lines[0] == "# old → new: 17 changes, 3 mechanical"
     assert lines[2:] == [
         "             op-removed       incore (no successor found)",
         "[mechanical] op-renamed       tile.maxs: tile.maxs → tile.maximums (same parameters, names 0.67 alike)",
@@ -123,6 +123,8 @@ def test_the_catalogue_of_two_small_tables(tables):
         "[mechanical] keyword-renamed  exp: tile → input",
         "[mechanical] keyword-renamed  load: valid_shapes → valid_shape",
         "             keyword-added    load: clamp (optional)",
+        "             signature        load: (tensor, offsets, shapes, target_memory, valid_shapes) → "
+        "(tensor, offsets, shapes, valid_shape, target_memory, clamp) (positions moved: target_memory 3 → 4, valid_shape 4 → 3)",
         "             keyword-removed  move: transpose ((tile, target_memory, transpose) → (tile, target_memory, blayout, slayout))",
         "             keyword-added    move: blayout (optional)",
         "             keyword-added    move: slayout (optional)",

@@ -7,9 +7,10 @@ an op is live where the table has it and does not mark it removed. What it finds
 - removed ops, and of those the renamed ones: the newer table names the successor
   (`replacement`), or one op appeared in the same namespace with the same parameters and a
   name like the old one (`tile.maxs` → `tile.maximums`, `tensor.add_scalar` → `tensor.adds`);
-- per op live in both: parameters renamed (one gone and one come at the same place, with
-  like names: `valid_shapes` → `valid_shape`), removed, added, reordered, more or fewer
-  required; a changed kind, result, or dtype and shape rule;
+- per op live in both: parameters renamed (one gone and one come with like names:
+  `valid_shapes` → `valid_shape`, or at the same place among as many required ones),
+  removed, added, moved to another position, more or fewer required; a changed kind,
+  result, or dtype and shape rule;
 - enum members, memory limits and dtype sizes that changed, appeared or went.
 
 A rename with the same parameters and a keyword rename are *mechanical*: `stubs` writes a
@@ -209,10 +210,14 @@ def _compare_op(cat: Catalogue, name: str, old: Table, new: Table) -> None:
     for p in added:
         cat.changes.append(Change("keyword-added", name, new=p,
                                   detail="required" if pb.index(p) < int(b.get("required", 0)) else "optional"))
-    kept_a = [p for p in pa if p in pb]
-    kept_b = [p for p in pb if p in pa]
-    if kept_a != kept_b:
-        cat.changes.append(Change("signature", name, f"({', '.join(pa)})", f"({', '.join(pb)})", "order changed"))
+    # A keyword rename leaves positional calls alone; a parameter that moved breaks them
+    # (`load`'s target_memory: 4th at c39's wrapper, 5th at e2d0f78ae's).
+    names = dict(renamed)
+    moved = [f"{names.get(p, p)} {i} → {pb.index(names.get(p, p))}" for i, p in enumerate(pa)
+             if names.get(p, p) in pb and pb.index(names.get(p, p)) != i]
+    if moved:
+        cat.changes.append(Change("signature", name, f"({', '.join(pa)})", f"({', '.join(pb)})",
+                                  "positions moved: " + ", ".join(moved)))
 
 
 def _compare_enums(cat: Catalogue, old: Table, new: Table) -> None:
