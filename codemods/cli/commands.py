@@ -241,3 +241,9 @@ def apply_command(patch, check) -> None:
     _console().print(f"{len(results) - refused} of {len(results)} file{'s' * (len(results) != 1)} {verb}, {refused} refused", markup=False)
     sys.exit(1 if refused else 0)
 
+
+
+# A maintainer's commands (`api measure`, `api diff`), defined beside the code they run.
+from ..maintain.commands import api as _api  # noqa: E402
+
+main.add_command(_api)

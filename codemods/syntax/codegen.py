@@ -14,6 +14,8 @@ opens it, so code that prints in another thread meanwhile is served exactly as b
 
 from __future__ import annotations
 
+from types import MethodType
+
 import libcst as cst
 from libcst._nodes.base import CSTCodegenError
 from libcst._nodes.expression import _BaseParenthesizedNode
@@ -115,9 +117,16 @@ _APPENDS = CodegenState.add_token.__code__.co_names == ("tokens", "append")
 def direct_tokens(state: CodegenState) -> None:
     """LibCST writes every token through `state.add_token`, a method around the list's
     `append`: the list's own bound `append` in its place spares a Python call per token
-    (only while that method does nothing else)."""
+    (only while that method does nothing else).
+
+    The attribute is set either way: a state whose class declares `add_token` in its
+    `__slots__` (CodegenState has slots, so ours must to take the fast path) shadows LibCST's
+    method with an empty slot, which a LibCST whose `add_token` does more would find unset.
+    Such a state gets LibCST's own method, bound."""
     if _APPENDS:
         state.add_token = state.tokens.append
+    else:
+        state.add_token = MethodType(CodegenState.add_token, state)
 
 
 def code_for_node(node: cst.CSTNode, module: cst.Module) -> str:

@@ -1,0 +1,3 @@
+from .commands import api
+
+api(prog_name="python -m codemods.maintain")
