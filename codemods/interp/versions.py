@@ -241,7 +241,7 @@ def _fillpad(m, x, pad_value):
 
 def _scalar_pair(fn, a, b):
     if isinstance(a, (Tensor, Tile)) or isinstance(b, (Tensor, Tile)):
-        raise KernelError("pl.max/pl.min take two scalars at 2026-08 (axis reductions are row_*/col_*)")
+        raise KernelError("pl.max/pl.min take two scalars in the newest API (axis reductions are row_*/col_*)")
     return fn(a, b)
 
 
@@ -270,7 +270,7 @@ def _row_expand(m, target, row_vec=None):
     if m.head and row_vec is None:
         raise KernelError("pl operation 'row_expand': row_expand() missing 1 required positional argument: 'rhs'")
     if not m.head and row_vec is not None:
-        raise KernelError("row_expand takes one tile at 2026-03")
+        raise KernelError("row_expand takes one tile in the strict API")
     vec = target.data[:, 0:1] if row_vec is None else row_vec.data
     if vec.shape != (target.shape[0], 1):
         raise KernelError(f"pl.row_expand needs a [{target.shape[0]}, 1] vector, got {list(vec.shape)}")
