@@ -172,3 +172,23 @@ def test_a_third_step_made_of_data_runs_end_to_end(tmp_path):
     flagged = pypto("run", "--target", newest, "k.py", cwd=work, env=env)
     # code written for the new step, at a pinned older target: told to target it, not to rewrite it
     assert f"run with --target {step}" in flagged.stderr and "replace it by hand" not in flagged.stderr
+
+
+def test_the_default_never_moves_a_later_library_back(tmp_path):
+    """pypto-lib as of 2026-05-25 (written with pl.at, pl.split, ...), with no flags: no marker
+    tells its user to remove newer API, and no more review than --target of the newest."""
+    from needs import CORPUS, corpus_or_skip
+
+    corpus_or_skip()
+    library = CORPUS / "pypto-lib" / "2026-05-25"
+    default = pypto("run", "--no-cache", "--format", "json", library, cwd=tmp_path)
+    newest = pypto("run", "--no-cache", "--format", "json", "--target", newest_step(), library, cwd=tmp_path)
+    import json
+
+    a, b = json.loads(default.stdout), json.loads(newest.stdout)
+    assert a["summary"] == b["summary"]
+    messages = [f["message"] for f in a["findings"]]
+    assert not [m for m in messages if "replace it by hand" in m and "does not exist" in m]
+    pinned = json.loads(pypto("run", "--no-cache", "--format", "json", "--target", steps()[0], library, cwd=tmp_path).stdout)
+    later = [f["message"] for f in pinned["findings"] if "written for a later pypto" in f["message"]]
+    assert later and not [f for f in pinned["findings"] if "pl.at does not exist" in f["message"]]
