@@ -390,6 +390,65 @@ def test_a_stage_that_breaks_a_kernel_the_target_accepted_is_refused(tmp_path):
     assert kernel.read_text() == TWO_KERNELS, "never written"
 
 
+# `x` is a Tensor assembled in the kernel, then a matmul operand (the target lowers that matmul:
+# no error on line 22). `--select matmul-operands` alone wraps it in `pl.move`, which takes
+# Tiles only: an edit that breaks a line the target accepted, in a kernel it rejected (the
+# views). Such an edit is the stage's own doing; on the real decode_back and prefill_back the
+# full run afterwards could not take it back (`tile.move ... got TensorType` left).
+OPERANDS = '''\
+import pypto.language as pl
+
+ROWS = 16
+COLS = 64
+
+
+def build(rows: int = ROWS):
+    @pl.program
+    class Operands:
+        @pl.function
+        def run(
+            self,
+            a: pl.Tensor[[rows, COLS], pl.FP32],
+            wt: pl.Tensor[[COLS, COLS], pl.BF16],
+            out: pl.Out[pl.Tensor[[rows, COLS], pl.FP32]],
+        ) -> pl.Tensor[[rows, COLS], pl.FP32]:
+            with pl.auto_incore():
+                for r in pl.parallel(0, rows, 4, chunk=1):
+                    x = pl.create_tensor([4, COLS], dtype=pl.BF16)
+                    x = pl.assemble(x, pl.cast(pl.view(a, [4, COLS], [r, 0]), target_type=pl.BF16), [0, 0])
+                    w = pl.view(wt, [COLS, COLS], [0, 0])
+                    y = pl.matmul(x, w)
+                    out = pl.assemble(out, y, [r, 0])
+            return out
+
+    return Operands
+'''
+
+
+def test_a_stage_whose_edit_breaks_a_line_the_target_accepted_is_refused_in_a_rejected_kernel(tmp_path):
+    kernel = tmp_path / "operands.py"
+    kernel.write_text(OPERANDS)
+    result = pypto("run", "--write", "--select", "matmul-operands", kernel.name, cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert re.search(r"operands\.py:22:1: error API: The operator tile\.move requires argument 1 to be a TileType, but got "
+                     r"TensorType \(in the migrated text\)", result.stderr), result.stderr
+    assert kernel.read_text() == OPERANDS, "never written"
+
+
+def test_matmul_operands_alone_is_refused_on_the_real_backs_where_no_full_run_could_finish_it(tmp_path):
+    corpus_or_skip()
+    names = ["deepseek_v3_2_decode_back.py", "deepseek_v3_2_prefill_back.py"]
+    for name in names:
+        shutil.copy(CORPUS / "deepseek" / name, tmp_path / name)
+    result = pypto("run", "--write", "--select", "matmul-operands", *names, cwd=tmp_path)
+    assert result.returncode == 2
+    for name in names:
+        assert f"{name}:1:1: error: not migrated" in result.stderr
+        assert re.search(rf"{re.escape(name)}:\d+:1: error API: The operator tile\.move requires argument 1 to be a TileType",
+                         result.stderr), result.stderr
+        assert (tmp_path / name).read_bytes() == (CORPUS / "deepseek" / name).read_bytes()
+
+
 def test_the_json_and_sarif_summaries_count_the_files_a_stage_leaves_rejected(tmp_path):
     import json
 
