@@ -130,7 +130,10 @@ def input_errors(module: cst.Module, text: str, api: ApiTable, printed=None) -> 
     `syntax.positions.Printed` of `module` that places them, where the caller has one."""
     pairs = [(v.node, v.message) for v in check_module(module, api) if v.rejects] + _removed_references(module, text, api)
     nodes = [node for node, _ in pairs]
-    where = (printed.starts(nodes) if printed is not None else starts(module, nodes)) if pairs else {}
+    where = printed.starts(nodes) if printed is not None and nodes else {}
+    unplaced = [node for node in nodes if id(node) not in where]
+    if unplaced:  # no print at hand, or a node it does not answer for
+        where.update(starts(module, unplaced))
     had: dict[int, set[str]] = {}
     for node, message in pairs:
         had.setdefault(where[id(node)][0], set()).add(message)
