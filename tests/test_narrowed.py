@@ -365,11 +365,13 @@ def build(rows: int = ROWS):
 
 
 def test_a_stage_that_breaks_a_kernel_the_target_accepted_is_refused(tmp_path):
+    whole = tmp_path / "whole.py"
+    whole.write_text(TWO_KERNELS)
+    assert pypto("run", "--write", whole.name, cwd=tmp_path).returncode == 0
+    summed = TWO_KERNELS[TWO_KERNELS.index("        @pl.function\n        def summed"):]
+    assert whole.read_text() != TWO_KERNELS and whole.read_text().endswith(summed), "a full run leaves summed as it is"
     kernel = tmp_path / "two.py"
     kernel.write_text(TWO_KERNELS)
-    full = pypto("run", kernel.name, cwd=tmp_path)
-    assert full.returncode == 0 and "@@ -2" not in full.stdout and "summed" not in full.stdout.split("@@")[-1], \
-        "the full run leaves summed as it is"
     rules = tmp_path / "rules"
     shutil.copytree(ROOT / "rules", rules)
     rule = next(rules.glob("*/PTO001-*.toml"))
