@@ -38,6 +38,11 @@ class Result:
     reviewed: int = 0
     kernels: int = 0  # kernel regions the plan looked at (0 when no type-directed rule ran)
     over_budget: int = 0  # of those, buffer spaces over the 910B limits
+    # A staged run (narrowed rules): the output's errors where the target accepted the input,
+    # positioned in the input (they refuse the file), and how many errors are left where it
+    # rejected the input (on their line, or in their kernel): for the rules not selected.
+    introduced: list[Finding] = field(default_factory=list)
+    still_rejected: int = 0
 
     @property
     def changed(self) -> bool:

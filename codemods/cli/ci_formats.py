@@ -77,7 +77,7 @@ def json_report(outcomes: list[Outcome], rules, summary: Summary, command: str, 
         carry = on_disk(o)
         state = "error" if o.error else "written" if o.written else "changed" if o.changed else "unchanged"
         files.append({"file": o.display, "status": state, "edits": len(o.edits), "findings": len(o.findings),
-                      "diff": o.diff, "notes": [one_line(n) for n in o.notes]})
+                      "diff": o.diff, "notes": [one_line(n) for n in o.notes], "still_rejected_errors": o.still_rejected})
         for e in o.edits:
             rule = by_id.get(e.rule)
             edits.append({"file": o.display, "line": e.line, "column": e.column, "rule": e.rule,
@@ -99,7 +99,7 @@ def json_report(outcomes: list[Outcome], rules, summary: Summary, command: str, 
         "errors": errors,
         "summary": {"files": len(outcomes), "changed": summary.files_changed, "written": sum(o.written for o in outcomes),
                     "edits": summary.edits, "review": summary.review, "errors": summary.errors,
-                    "compile_problems": summary.compile_problems},
+                    "compile_problems": summary.compile_problems, "still_rejected_files": summary.still_rejected},
         "exit_code": exit_code,
     }
 
@@ -196,12 +196,24 @@ def sarif_report(outcomes: list[Outcome], rules, written: bool, exit_code: int) 
             "tool": {"driver": {"name": "pypto-migrate", "version": __version__, "semanticVersion": __version__,
                                 "rules": descriptors}},
             # The run itself completed; files it could not process are results of their own.
-            "invocations": [{"executionSuccessful": True, "exitCode": exit_code}],
+            "invocations": [_invocation(outcomes, exit_code)],
             "originalUriBaseIds": {"%SRCROOT%": {"uri": Path.cwd().as_uri() + "/"}},
             "columnKind": "unicodeCodePoints",
             "results": results,
         }],
     }
+
+
+def _invocation(outcomes: list[Outcome], exit_code: int) -> dict:
+    """The run's invocation; a staged run's files left rejected as their originals were are a
+    note of it (they are no result: nothing in them is the run's doing)."""
+    from ..run.runner import summarize
+
+    invocation = {"executionSuccessful": True, "exitCode": exit_code}
+    line = summarize(outcomes).staged_line()
+    if line:
+        invocation["toolExecutionNotifications"] = [{"level": "note", "message": {"text": line}}]
+    return invocation
 
 
 def _uri(display: str) -> str:

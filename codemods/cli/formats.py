@@ -120,6 +120,7 @@ def finish(ui, fmt: str, outcomes: list[Outcome], rules: Chosen, command: str, w
         text_report(ui, outcomes, check=command == "check")
     if command == "check":
         ui.say(summary.line("would be migrated"))
+        _staged(ui, summary)
         return code
     if fmt == "text":
         rule_table(ui, summary, rules)
@@ -128,4 +129,11 @@ def finish(ui, fmt: str, outcomes: list[Outcome], rules: Chosen, command: str, w
                f"{summary.over_budget} over a limit (pypto-migrate report shows the numbers)")
     tail = "" if written or not summary.files_changed or stdin else " (dry run: --write applies it)"
     ui.say(summary.line("migrated" if written else "would be migrated", written) + tail)
+    _staged(ui, summary)
     return code
+
+
+def _staged(ui, summary: Summary) -> None:
+    line = summary.staged_line()
+    if line:
+        ui.say(line)

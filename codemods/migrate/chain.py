@@ -180,12 +180,17 @@ def steps_for(text: str, rules: tuple[Rule, ...], target: str, start: str = "", 
     return chosen
 
 
-def migrate_steps(text: str, steps: list[Step], known_ids: frozenset[str], strict: bool, migrate: Migrate) -> Result:
+def migrate_steps(text: str, steps: list[Step], known_ids: frozenset[str], strict: bool, migrate: Migrate,
+                  staged: bool = False) -> Result:
     """Run the steps in order on a text: one Result, its edits placed in the input, its
     findings in the output. What a step's strict check finds on its own output is kept only
-    where a later step left the line as it was: a later step's rules may have rewritten it."""
+    where a later step left the line as it was: a later step's rules may have rewritten it.
+    `staged` (narrowed rules): the output is checked against the input with the target's
+    table, by the engine where one step runs (it holds both trees), else on the texts."""
     if len(steps) == 1:
         step = steps[0]
+        if staged:
+            return migrate(text, step.rules, step.api, known_ids, strict=strict, staged=True)
         return migrate(text, step.rules, step.api, known_ids, strict=strict)
     from ..model.outputs import NO_RETURN  # here: a warm run imports this module, and LibCST with it never
 
@@ -220,7 +225,12 @@ def migrate_steps(text: str, steps: list[Step], known_ids: frozenset[str], stric
     planned = [r for r, step in zip(results, steps) if r.kernels and any(not x.target_only for x in step.rules
                                                                          if x.params.get("plan") == "capacity")]
     last = planned[-1] if planned else final
-    return Result(text, final.output, edits, findings, final.reviewed, last.kernels, last.over_budget)
+    introduced, left = [], 0
+    if staged and final.output != text:
+        from ..check.introduced import narrowed_check
+
+        introduced, left = narrowed_check(text.lstrip("\ufeff"), final.output.lstrip("\ufeff"), steps[-1].api)
+    return Result(text, final.output, edits, findings, final.reviewed, last.kernels, last.over_budget, introduced, left)
 
 
 def _unchanged_lines(a: str, b: str) -> dict[int, int]:

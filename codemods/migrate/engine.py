@@ -238,15 +238,19 @@ def _hooks(kind: type) -> tuple[str, ...]:
 
 
 def migrate(
-    text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: frozenset[str], strict: bool = False
+    text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: frozenset[str], strict: bool = False,
+    staged: bool = False,
 ) -> Result:
     """Apply `rules` to one file's text. Raises SourceError for bad input, EngineError for bad rules.
 
     With `strict`, the output is also checked against the target API by `codemods.check.strict`,
-    which did not write it; what it finds is reported as errors at the output's lines.
+    which did not write it; what it finds is reported as errors at the output's lines. With
+    `staged` (a narrowed rule set), a changed output is checked against the input
+    (`codemods.check.introduced`) on the trees the migration built: `Result.introduced`,
+    `Result.still_rejected`.
     """
     with per_file(), _cycle_collector_off():
-        return _migrate(text, rules, api, known_ids, strict)
+        return _migrate(text, rules, api, known_ids, strict, staged)
 
 
 @contextmanager
@@ -264,7 +268,8 @@ def _cycle_collector_off() -> Iterator[None]:
             gc.enable()
 
 
-def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: frozenset[str], strict: bool) -> Result:
+def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: frozenset[str], strict: bool,
+             staged: bool = False) -> Result:
     bom = BOM if text.startswith(BOM) else ""
     body = text[len(bom):]
     if api.module.split(".")[0] not in body:
@@ -274,6 +279,12 @@ def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: froze
         return Result(text, text)
     module = parse(body)
     done = _phases(module, body, rules, api)
+    had = None  # a staged run's input errors, read while the input's tree and print are at hand
+    if staged and done.output is not None:
+        from ..check.introduced import input_errors
+
+        had = input_errors(module, body, api, done.printed)
+    done = done._replace(printed=None)
     checked: tuple[str, cst.Module] | None = None  # the output and its tree, where the loop below checked it
     for _ in range(2):
         # A migration can leave code the target rejects where it changed a value's kind (a Tile
@@ -317,7 +328,12 @@ def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: froze
         if restored != output:
             output, out_module = restored, parse(restored, "output")
     findings, reviewed = scan(out_module, output, api, known_ids, strict)
-    return Result(text, bom + output, done.edits, findings, reviewed, done.kernels, done.over_budget)
+    introduced, left = [], 0
+    if had is not None and output != body:
+        from ..check.introduced import staged_check
+
+        introduced, left = staged_check(body, had, output, out_module, api)
+    return Result(text, bom + output, done.edits, findings, reviewed, done.kernels, done.over_budget, introduced, left)
 
 
 def _output_tree(done: _Done) -> cst.Module | None:
@@ -342,6 +358,7 @@ class _Done(NamedTuple):
     kernels: int
     over_budget: int
     tree: cst.Module | None = None  # the tree whose code is `output`
+    printed: Printed | None = None  # the input's tree printed whole, where a phase printed it
 
 
 def _phases(module: cst.Module, body: str, rules: tuple[Rule, ...], api: ApiTable) -> _Done:
@@ -356,6 +373,7 @@ def _phases(module: cst.Module, body: str, rules: tuple[Rule, ...], api: ApiTabl
     plan = None
     phases = sorted({r.phase for r in rules})
     printed_tree: Printed | None = None  # `tree` printed whole by the phase before, when it was
+    input_print: Printed | None = None  # the input printed whole (a staged run places its errors with it)
     for phase in phases:
         # The planner takes the words of the tree's code; for the input those of the file
         # itself (LibCST's round trip can lose whitespace, never a word).
@@ -384,11 +402,11 @@ def _phases(module: cst.Module, body: str, rules: tuple[Rule, ...], api: ApiTabl
         ]
         touched.update(rule.id for rule, _ in dispatcher.touched)
         if tree is module:
-            roundtrip = before
+            roundtrip, input_print = before, printed_tree
         if new_text != before:
             made_from(new_tree, tree)
             tree, text_of_tree = new_tree, new_text
     kernels = len(plan.region_plans) if plan is not None else 0
     over = sum(1 for rule, _, _ in plan.flags if rule == "capacity") if plan is not None else 0
     return _Done(roundtrip if roundtrip is not None else module.code, text_of_tree, edits, touched, kernels, over,
-                 tree if text_of_tree is not None else None)
+                 tree if text_of_tree is not None else None, input_print)

@@ -177,6 +177,8 @@ def result_entry(result, diff_body: str) -> dict:
         "reviewed": result.reviewed,
         "kernels": result.kernels,
         "over_budget": result.over_budget,
+        "introduced": [[f.rule, f.line, f.column, f.message, f.level] for f in result.introduced],
+        "still_rejected": result.still_rejected,
     }
 
 
@@ -201,4 +203,6 @@ def from_entry(entry: dict, text: str):
         entry["reviewed"],
         entry["kernels"],
         entry["over_budget"],
+        [Finding(*f) for f in entry["introduced"]],
+        entry["still_rejected"],
     )

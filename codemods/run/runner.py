@@ -39,6 +39,7 @@ class Outcome:
     error: str | None = None  # "path:line:col: message" for files that could not be processed
     seconds: float = 0.0  # time spent on this file, for --verbose
     output: str | None = None  # the migrated text, only for a text given on stdin
+    still_rejected: int = 0  # a staged (narrowed) run: errors left where the original was rejected too
 
     @property
     def changed(self) -> bool:
@@ -101,7 +102,7 @@ def migrate_text(text: str, job: Job, strict: bool | None = None):
     rules = tuple(r for r in load_rules(job.rules_dir, job.target or None) if r.id in job.rule_ids)
     known = frozenset(f.id for f in rule_files(job.rules_dir)) | {LEFTOVER_ID}
     steps = steps_for(text, rules, job.target, job.start, job.rules_dir)
-    return migrate_steps(text, steps, known, job.strict if strict is None else strict, migrate)
+    return migrate_steps(text, steps, known, job.strict if strict is None else strict, migrate, staged=_narrowed(job))
 
 
 def _key(job: Job) -> str:
@@ -168,7 +169,7 @@ def process(path: Path, job: Job, known: tuple[bytes, dict, str] | None = None, 
         outcome.findings, outcome.reviewed = result.findings, result.reviewed
         outcome.kernels, outcome.over_budget = result.kernels, result.over_budget
         if result.changed and _narrowed(job):
-            _refuse_introduced(outcome, text, result.output, job)
+            _refuse_introduced(outcome, result)
         outcome.diff = with_header(body, outcome.display)
         if job.verify is not None and result.changed:
             _verify(outcome, text, result.output, job)
@@ -198,19 +199,20 @@ def _narrowed(job: Job) -> bool:
     return set(job.rule_ids) != {f.id for f in rule_files(job.rules_dir)}
 
 
-def _refuse_introduced(outcome: Outcome, text: str, output: str, job: Job) -> None:
-    """Narrowed rules never write unchecked output: errors their edits introduce refuse the file."""
-    from ..check.introduced import narrowed_check
-
-    introduced, left = narrowed_check(text, output, load_api(job.rules_dir, job.target))
+def _refuse_introduced(outcome: Outcome, result) -> None:
+    """Narrowed rules never write unchecked output: errors their edits introduce where the
+    target accepted the input refuse the file (the engine checked it: `check/introduced.py`).
+    What is left where the target rejected the input is a stage's to leave: counted."""
+    introduced, left = result.introduced, result.still_rejected
     if left and not introduced:
-        outcome.notes.append(f"{_count(left, 'error')} against the target API remain, each on a line that had one "
-                             "before: left for the rules not selected")
+        outcome.still_rejected = left
+        outcome.notes.append(f"still rejected by the target: {_count(left, 'error')}, each where the original was rejected "
+                             "(on its line or in its kernel): left for the rules not selected")
     if introduced:
         outcome.findings = introduced
         raise FileProblem(
             f"not migrated: with the selected rules the result would have {_count(len(introduced), 'new error')} "
-            "against the target API (below); select the rules they need, or run all rules"
+            "against the target API where the original was accepted (below); select the rules they need, or run all rules"
         )
 
 
@@ -334,6 +336,7 @@ class Summary:
     compile_problems: int = 0
     files_compiled: int | None = None  # None without --compile
     not_written: int = 0  # changed files a --write left as they were (the compiler refused them)
+    still_rejected: int = 0  # files a staged (narrowed) run leaves rejected where their original was
 
     def line(self, verb: str, written: bool = False) -> str:
         held = self.not_written if written else 0
@@ -346,6 +349,12 @@ class Summary:
         if self.files_compiled is not None:
             text += f"; {_count(self.files_compiled, 'file')} compiled, {_count(self.compile_problems, 'compile error')}"
         return text
+
+    def staged_line(self) -> str:
+        """A staged run's line for what it leaves to the rules not selected ("" when nothing)."""
+        if not self.still_rejected:
+            return ""
+        return f"still rejected by the target: {_count(self.still_rejected, 'file')}; run without --select to finish"
 
 
 def _count(n: int, noun: str) -> str:
@@ -374,4 +383,5 @@ def summarize(outcomes: list[Outcome]) -> Summary:
         ),
         # A text from stdin is handed back, never written to a file: it is not held back.
         not_written=sum(o.changed and not o.written and o.output is None for o in outcomes),
+        still_rejected=sum(bool(o.still_rejected) and not o.error for o in outcomes),
     )
