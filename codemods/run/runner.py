@@ -238,7 +238,7 @@ def _compile(path: Path, outcome: Outcome, result, job: Job, stdin: bool = False
     A rejection on a statement a review marker already flags does not: the person deciding
     that marker sees the compiler's message beside it."""
     from ..compiler.verdict import tool_capacity, under_review_marker
-    from ..compiler.bridge import CompilerUnavailable, compile_source, unavailable_message
+    from ..compiler.bridge import CompilerUnavailable, WorkerError, compile_source, unavailable_message
 
     text = result.output if result.changed or stdin else None  # a stdin text has no file to import
     try:
@@ -246,6 +246,8 @@ def _compile(path: Path, outcome: Outcome, result, job: Job, stdin: bool = False
                                   target=job.target, python=job.compiler_python)
     except CompilerUnavailable as exc:
         raise FileProblem(unavailable_message(str(exc), job.compiler_python, job.target)) from exc
+    except WorkerError as exc:  # ours, not the compiler's verdict: the file is an error (exit 2), never written
+        raise FileProblem(str(exc)) from exc
     outcome.compiled = compiled
     if job.compile == "passes" and compiled.programs:
         try:
