@@ -33,7 +33,7 @@ Exit codes:
 
 
 def of(summary, check: bool, exit_zero: bool = False) -> int:
-    if summary.errors:
+    if summary.failed:
         return FAILED
-    pending = summary.compile_problems or (check and (summary.files_changed or summary.review))
+    pending = summary.compile_problems or (check and (summary.files_changed or summary.review or summary.errors))
     return PENDING if pending and not exit_zero else CLEAN

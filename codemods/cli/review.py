@@ -210,7 +210,7 @@ def review_paths(files, outcomes, job, term: Terminal, say, progress: Progress) 
             if taken:
                 left = migrate_text(new, job)
                 say(f"{outcome.display}: {taken} of {total} hunks written; "
-                    f"{len(left.edits)} edits left, {len(left.findings)} need review")
+                    f"{len(left.edits)} edits left, {sum(f.level != 'error' for f in left.findings)} need review")
         except (FileProblem, SourceError) as exc:
             failed = True
             say(f"error: {outcome.display}: {exc.message}")
