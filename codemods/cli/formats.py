@@ -119,6 +119,9 @@ def finish(ui, fmt: str, outcomes: list[Outcome], rules: Chosen, command: str, w
             ui.diff(diff)
     if fmt == "text":
         text_report(ui, outcomes, check=command == "check")
+    if outcomes and not any(o.uses_pypto or o.error for o in outcomes):
+        # Not an error (a tree may hold no kernel yet), but said: a wrong folder passes no gate in silence.
+        ui.say(f"note: none of the {_count(len(outcomes), 'file')} names pypto: nothing to migrate")
     if command == "check":
         ui.say(summary.line("would be migrated"))
         return code

@@ -58,12 +58,19 @@ def rules_through(target: str) -> None:
         raise Fatal(f"broken rule file: {exc}")
 
 
-def discover_paths(paths) -> list[Path]:
+def discover_paths(paths) -> tuple[list[Path], list[str]]:
+    """The files to read, and `path: why` for each path named that is no file to read (an error)."""
     skipped: list[str] = []
-    files = discover(list(paths), skipped)
+    refused: list[tuple[Path, str]] = []
+    files = discover(list(paths), skipped, refused)
     for line in skipped:
         _console().print(line, markup=False)
-    return files
+    from ..text.sources import display_path
+
+    if not files and not refused:
+        _console().print(f"warning: no Python file to read in {', '.join(display_path(p) for p in paths)}: "
+                         "nothing to report", markup=False)
+    return files, [f"{display_path(p)}: {why}: named on the command line, but there is no file to read" for p, why in refused]
 
 
 selection = [

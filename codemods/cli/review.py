@@ -242,7 +242,9 @@ def interactive(files, outcomes, job) -> int:
         written = f"written: {', '.join(progress.written)}" if progress.written else "no file was written"
         _out(f"\ninterrupted: {left}{written}\n")
         return 130
-    return 1 if failed or any(o.error for o in outcomes) else 0
+    from . import exits
+
+    return exits.FAILED if failed or any(o.error for o in outcomes) else exits.CLEAN  # a file not processed: 2, as everywhere
 
 
 def _out(text: str) -> None:

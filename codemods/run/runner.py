@@ -43,6 +43,7 @@ class Outcome:
     error: str | None = None  # "path:line:col: message" for files that could not be processed
     seconds: float = 0.0  # time spent on this file, for --verbose
     output: str | None = None  # the migrated text, only for a text given on stdin
+    uses_pypto: bool = False  # the text names pypto: a file without the word has nothing to migrate
 
     @property
     def changed(self) -> bool:
@@ -199,6 +200,7 @@ def process(path: Path, job: Job, known: tuple[bytes, dict, str] | None = None, 
         else:
             data, entry, key = known if known is not None else (read_bytes(path, job.max_file_size), None, "")
             text = decode(data)
+        outcome.uses_pypto = "pypto" in text
         result, body = _migration(data, text, job, entry, key)
         if stdin:
             outcome.output = result.output
