@@ -13,6 +13,7 @@ from . import exits
 from ..run.config import ConfigError
 from .console import COLORS, make_console as _console
 from ..run.discovery import discover
+from ..text.sources import display_path
 from .problems import FORMATS
 from ..rulebook.loading import Chosen, RuleFileError, choose_rules, load_rules, rule_files
 
@@ -65,8 +66,6 @@ def discover_paths(paths) -> tuple[list[Path], list[str]]:
     files = discover(list(paths), skipped, refused)
     for line in skipped:
         _console().print(line, markup=False)
-    from ..text.sources import display_path
-
     if not files and not refused:
         _console().print(f"warning: no Python file to read in {', '.join(display_path(p) for p in paths)}: "
                          "nothing to report", markup=False)

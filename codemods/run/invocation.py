@@ -30,6 +30,7 @@ def outcomes(paths, job: Job, jobs: int, config: Config, force_exclude: bool, ui
     skipped: list[str] = []
     refused: list[tuple[Path, str]] = []
     files = filter_excluded(discover(list(paths), skipped, refused), list(paths), config, force_exclude)
+    refused = [(p, why) for p, why in refused if not (force_exclude and config.excluded(p))]
     for line in skipped:  # symlink loops, pipes, devices in a folder: named, never opened
         ui.problem(line)
     if not files and not refused:

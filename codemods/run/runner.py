@@ -401,7 +401,7 @@ class Summary:
 
     def capacity(self) -> str:
         return (f"capacity: {_count(self.kernels, 'kernel region')} checked against the 910B buffer limits, "
-                f"{_count(self.over_budget, 'buffer')} over a limit (pypto-migrate report marks each OVER)")
+                f"{_count(self.over_budget, 'buffer')} over a limit (pypto-migrate report of the migrated files marks each OVER)")
 
 
 def _count(n: int, noun: str) -> str:
