@@ -84,10 +84,11 @@ class Outcome:
         return _count(len(self.edits), "edit") + (f", {_count(markers, 'review marker')} added" if markers else "")
 
     def would(self) -> str:
-        """What `check` says of a changed file: a change of markers alone is not a migration."""
+        """What `check` says of a changed file: a change of markers alone is not a migration.
+        (`would be migrated (N edits)` stays as it was: the scoreboards read it.)"""
         if not self.edits and self.markers_added:
             return f"would gain {_count(self.markers_added, 'review marker')} (no edit)"
-        return f"would be migrated ({self.change()})"
+        return f"would be migrated ({_count(len(self.edits), 'edit')})"
 
 
 @dataclass
