@@ -92,7 +92,8 @@ def test_check_fails_on_leftovers_that_need_a_person(tmp_path, monkeypatch):
     (tmp_path / "k.py").write_text("from pypto.language import view\nview(t, [1], [0])\n")
     result = invoke("check", ".")
     assert result.exit_code == 1
-    assert "k.py:2:1: error API:" in result.stderr and "1 need review" in result.stderr
+    # An error is counted as an error, not as something to review (issue 29.2).
+    assert "k.py:2:1: error API:" in result.stderr and "0 need review, 1 error" in result.stderr
 
 
 def test_select_ignore_and_usage_errors(tmp_path, monkeypatch):

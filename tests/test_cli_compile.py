@@ -109,6 +109,8 @@ def test_without_pypto_one_clear_message_and_exit_2(tmp_path):
     done = cli("check", "--compile", "k.py", cwd=tmp_path, env=env)
     assert done.returncode == 2
     assert "--compile needs the pypto compiler" in done.stderr and "pip install" in done.stderr
+    # The usual way out is another Python (the two compilers cannot share one): both names of it are said.
+    assert "--compiler-python" in done.stderr and "PYPTO_PYTHON" in done.stderr
     assert "Traceback" not in done.stderr and done.stderr.count("\n") <= 2
     assert cli("check", "k.py", cwd=tmp_path, env=env).returncode == 0, "without --compile nothing needs pypto"
 
@@ -123,3 +125,46 @@ def test_an_unknown_stage_is_a_usage_error(tmp_path):
     (tmp_path / "k.py").write_text("x = 1\n")
     done = cli("check", "--compile=everything", "k.py", cwd=tmp_path)
     assert done.returncode == 2 and "not one of parse, passes" in done.stderr
+
+
+def _python_whose_worker_fails(tmp_path: Path, failure: str) -> Path:
+    """A compiler Python that answers the probe as the real one does, but whose compile worker
+    raises `failure` on gate.py (as it raised RuleFileError from a pip install, issue 29.1)."""
+    script = tmp_path / "bin" / "python"
+    script.parent.mkdir()
+    code = ("import sys, codemods.compiler.worker as w\n"
+            "real = w.compile_file\n"
+            "def broken(request):\n"
+            "    if request[\"path\"].endswith(\"gate.py\"): raise " + failure + "\n"
+            "    return real(request)\n"
+            "w.compile_file = broken\n"
+            "sys.exit(w.main())\n")
+    script.write_text(f"#!/bin/sh\nexec {sys.executable} -c '{code}'\n")
+    script.chmod(0o755)
+    return script
+
+
+def test_an_internal_error_of_the_compile_worker_exits_2_names_the_file_and_writes_nothing(tmp_path):
+    pypto_or_skip()
+    python = _python_whose_worker_fails(tmp_path, "RuntimeError(\"no API table for step 2026-03\")")
+    work = tmp_path / "work"
+    work.mkdir()
+    broken, fine = work / "gate.py", work / "plain.py"
+    broken.write_text(GATE.format(marker=""))
+    fine.write_text("import os\n")
+    for command in (("check",), ("run",), ("run", "--write")):
+        done = cli(*command, "--compile=passes", "--compiler-python", python, "gate.py", "plain.py", cwd=work)
+        assert done.returncode == 2, (command, done.stderr)
+        assert ("gate.py:1:1: error: internal error of pypto-migrate's compile worker "
+                "(RuntimeError: no API table for step 2026-03)") in done.stderr
+        assert "COMPILE" not in done.stderr and "Traceback" not in done.stderr
+        assert "1 could not be processed" in done.stderr
+    assert broken.read_text() == GATE.format(marker=""), "a file the worker failed on is never written"
+
+
+def test_a_compiler_python_that_cannot_answer_is_one_line_and_exit_2(tmp_path):
+    (tmp_path / "k.py").write_text("x = 1\n")
+    done = cli("check", "--compile", "--compiler-python", "/bin/false", "k.py", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "error: --compile needs the pypto compiler, which /bin/false cannot import" in done.stderr
+    assert "Traceback" not in done.stderr and done.stderr.count("\n") <= 2

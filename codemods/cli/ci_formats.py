@@ -76,7 +76,8 @@ def json_report(outcomes: list[Outcome], rules, summary: Summary, command: str, 
     for o in outcomes:
         carry = on_disk(o)
         state = "error" if o.error else "written" if o.written else "changed" if o.changed else "unchanged"
-        files.append({"file": o.display, "status": state, "edits": len(o.edits), "findings": len(o.findings),
+        files.append({"file": o.display, "status": state, "edits": len(o.edits), "markers_added": o.markers_added,
+                      "findings": len(problems(o)), "review": o.to_review, "errors": o.code_errors,
                       "diff": o.diff, "notes": [one_line(n) for n in o.notes], "still_rejected_errors": o.still_rejected})
         for e in o.edits:
             rule = by_id.get(e.rule)
@@ -97,9 +98,13 @@ def json_report(outcomes: list[Outcome], rules, summary: Summary, command: str, 
         "edits": edits,
         "findings": findings,
         "errors": errors,
-        "summary": {"files": len(outcomes), "changed": summary.files_changed, "written": sum(o.written for o in outcomes),
-                    "edits": summary.edits, "review": summary.review, "errors": summary.errors,
-                    "compile_problems": summary.compile_problems, "still_rejected_files": summary.still_rejected},
+        # The counts of the summary line on stderr, from the same Summary: `review` and `errors`
+        # count the findings of each level, `failed` the files of `errors` (not processed).
+        "summary": {"files": summary.files, "changed": summary.files_changed, "written": summary.written,
+                    "not_written": summary.not_written, "edits": summary.edits, "markers_added": summary.markers_added,
+                    "review": summary.review, "errors": summary.errors, "failed": summary.failed,
+                    "compile_problems": summary.compile_problems, "kernels": summary.kernels,
+                    "over_limit": summary.over_budget, "still_rejected_files": summary.still_rejected},
         "exit_code": exit_code,
     }
 

@@ -114,9 +114,14 @@ def report_command(paths, fmt) -> None:
     from ..rulebook.loading import load_api, oldest_step
 
     # The buffer figures are the planner's, the model of the oldest step's compiler.
-    reports, errors = report_paths(discover_paths(paths), load_api(None, oldest_step()))
+    files, refused = discover_paths(paths)
+    reports, errors = report_paths(files, load_api(None, oldest_step()))
+    errors += refused
     for error in errors:
         _console().print(_error_line(error))
+    if reports and not any(rep.kernels or rep.scopes for rep in reports):
+        _console().print(f"note: no kernel in the {len(reports)} file{'s' * (len(reports) != 1)} read: nothing to report",
+                         markup=False)
     if fmt == "json":
         _stdout(json.dumps([r for rep in reports for r in rep.records()], indent=2) + "\n")
     else:

@@ -20,7 +20,7 @@ def text_report(ui, outcomes: list[Outcome], check: bool = False) -> None:
     if check:
         for o in outcomes:
             if o.changed:
-                ui.say(f"{o.display}: would be migrated ({_count(len(o.edits), 'edit')})")
+                ui.say(f"{o.display}: {o.would()}")
     for o in outcomes:
         ui.detail(_file_line(o))
         if o.error:
@@ -35,7 +35,8 @@ def text_report(ui, outcomes: list[Outcome], check: bool = False) -> None:
 
 def _file_line(o: Outcome) -> str:
     state = "error" if o.error else "written" if o.written else "would change" if o.changed else "unchanged"
-    return f"{o.display}: {state}, {_count(len(o.edits), 'edit')}, {len(o.findings)} to review, {o.seconds:.2f} s"
+    errors = f", {_count(o.code_errors, 'error')}" if o.code_errors else ""
+    return f"{o.display}: {state}, {o.change()}, {o.to_review} to review{errors}, {o.seconds:.2f} s"
 
 
 def _compile_report(ui, o: Outcome) -> None:
@@ -118,6 +119,9 @@ def finish(ui, fmt: str, outcomes: list[Outcome], rules: Chosen, command: str, w
             ui.diff(diff)
     if fmt == "text":
         text_report(ui, outcomes, check=command == "check")
+    if outcomes and not any(o.uses_pypto or o.error for o in outcomes):
+        # Not an error (a tree may hold no kernel yet), but said: a wrong folder passes no gate in silence.
+        ui.say(f"note: none of the {_count(len(outcomes), 'file')} names pypto: nothing to migrate")
     if command == "check":
         ui.say(summary.line("would be migrated"))
         _staged(ui, summary)
@@ -125,8 +129,7 @@ def finish(ui, fmt: str, outcomes: list[Outcome], rules: Chosen, command: str, w
     if fmt == "text":
         rule_table(ui, summary, rules)
     if summary.kernels:
-        ui.say(f"capacity: {_count(summary.kernels, 'kernel region')} checked against the 910B buffer limits, "
-               f"{summary.over_budget} over a limit (pypto-migrate report shows the numbers)")
+        ui.say(summary.capacity())
     tail = "" if written or not summary.files_changed or stdin else " (dry run: --write applies it)"
     ui.say(summary.line("migrated" if written else "would be migrated", written) + tail)
     _staged(ui, summary)

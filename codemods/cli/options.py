@@ -13,6 +13,7 @@ from . import exits
 from ..run.config import ConfigError
 from .console import COLORS, make_console as _console
 from ..run.discovery import discover
+from ..text.sources import display_path
 from .problems import FORMATS
 from ..rulebook.loading import Chosen, RuleFileError, choose_rules, load_rules, rule_files
 
@@ -58,12 +59,17 @@ def rules_through(target: str) -> None:
         raise Fatal(f"broken rule file: {exc}")
 
 
-def discover_paths(paths) -> list[Path]:
+def discover_paths(paths) -> tuple[list[Path], list[str]]:
+    """The files to read, and `path: why` for each path named that is no file to read (an error)."""
     skipped: list[str] = []
-    files = discover(list(paths), skipped)
+    refused: list[tuple[Path, str]] = []
+    files = discover(list(paths), skipped, refused)
     for line in skipped:
         _console().print(line, markup=False)
-    return files
+    if not files and not refused:
+        _console().print(f"warning: no Python file to read in {', '.join(display_path(p) for p in paths)}: "
+                         "nothing to report", markup=False)
+    return files, [f"{display_path(p)}: {why}: named on the command line, but there is no file to read" for p, why in refused]
 
 
 selection = [

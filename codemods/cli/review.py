@@ -210,7 +210,7 @@ def review_paths(files, outcomes, job, term: Terminal, say, progress: Progress) 
             if taken:
                 left = migrate_text(new, job)
                 say(f"{outcome.display}: {taken} of {total} hunks written; "
-                    f"{len(left.edits)} edits left, {len(left.findings)} need review")
+                    f"{len(left.edits)} edits left, {sum(f.level != 'error' for f in left.findings)} need review")
         except (FileProblem, SourceError) as exc:
             failed = True
             say(f"error: {outcome.display}: {exc.message}")
@@ -242,7 +242,9 @@ def interactive(files, outcomes, job) -> int:
         written = f"written: {', '.join(progress.written)}" if progress.written else "no file was written"
         _out(f"\ninterrupted: {left}{written}\n")
         return 130
-    return 1 if failed or any(o.error for o in outcomes) else 0
+    from . import exits
+
+    return exits.FAILED if failed or any(o.error for o in outcomes) else exits.CLEAN  # a file not processed: 2, as everywhere
 
 
 def _out(text: str) -> None:

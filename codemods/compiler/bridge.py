@@ -70,7 +70,16 @@ class CompilerMismatch(Exception):
     """The pypto a Python imports is not the target's; the message says which it is and what to do."""
 
 
+class WorkerError(Exception):
+    """pypto-migrate's own compile worker failed (a bug of ours, or data of ours it could not
+    read): the file could not be processed. Never the compiler's verdict, so never exit 1."""
+
+
 def unavailable_message(reason: str, python: str | None = None, target: str | None = None) -> str:
+    """Both ways out: install the compiler where it was looked for, or name the Python that has
+    it. The second is the usual one, since the two compilers cannot share an environment."""
+    from .installed import ENV
+
     python = python or sys.executable
     hint = INSTALL_HINT
     if (target or newest_step()) != oldest_step():  # the newer wheel has the same name: say which one, and what it needs beside it
@@ -79,13 +88,18 @@ def unavailable_message(reason: str, python: str | None = None, target: str | No
     if python != sys.executable:
         hint = hint.replace("python -m pip", f"{python} -m pip", 1)
     where = "this environment" if python == sys.executable else "that environment"
-    return f"--compile needs the pypto compiler, which {python} cannot import ({reason}). Install it into {where}: {hint}"
+    return (f"--compile needs the pypto compiler, which {python} cannot import ({reason}). Point --compiler-python "
+            f"(or {ENV}, or compiler-python in [tool.pypto-migrate]) at a Python that has it, or install it into "
+            f"{where}: {hint}")
 
 
 def probe(timeout: float = 120.0, target: str | None = None, python: str | None = None) -> dict[str, bool]:
     """Raise CompilerUnavailable unless a child process can import pypto.language, and
     CompilerMismatch unless that pypto is the target's; the API names it was told by."""
-    found = _ask({"probe": True, "features": features()}, timeout, python).get("features", {})
+    try:
+        found = _ask({"probe": True, "features": features()}, timeout, python).get("features", {})
+    except _Failed as exc:  # that Python runs but cannot answer: no compiler to use there either
+        raise CompilerUnavailable(str(exc)) from None
     problem = mismatch(target or newest_step(), found, python or sys.executable)
     if problem:
         raise CompilerMismatch(problem)
@@ -166,7 +180,7 @@ def _ask(request: dict, timeout: float, python: str | None = None) -> dict:
     if "unavailable" in reply:
         raise CompilerUnavailable(reply["unavailable"])
     if "internal" in reply:
-        raise _Failed(f"internal error of pypto-migrate's compile worker ({reply['internal']}); please report it")
+        raise WorkerError(f"internal error of pypto-migrate's compile worker ({reply['internal']}); please report it")
     return reply
 
 

@@ -300,8 +300,12 @@ class Decisions:
             rp.allocations.append(Allocation(space, tuple(shape), dtype, what, where, name, call, self.ops.get(call)))
 
     def _capacity(self, rp: RegionPlan) -> None:
+        rp.over_limit = 0
         for usage in region_usage(rp, self.api, self.env_numbers):
             if usage.bytes is not None and usage.bytes > usage.limit:
+                # Counted whether or not a marker is written (none is, in a region the target
+                # already accepts): an overflow stays one after --write, as `report` shows it.
+                rp.over_limit += 1
                 self._flag("capacity", rp.region.node, f"{rp.region.label}, {usage.space}: {usage.summary()}")
         rp.constants = dict(self.env_numbers)
 

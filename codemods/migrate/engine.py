@@ -407,6 +407,6 @@ def _phases(module: cst.Module, body: str, rules: tuple[Rule, ...], api: ApiTabl
             made_from(new_tree, tree)
             tree, text_of_tree = new_tree, new_text
     kernels = len(plan.region_plans) if plan is not None else 0
-    over = sum(1 for rule, _, _ in plan.flags if rule == "capacity") if plan is not None else 0
+    over = sum(rp.over_limit for rp in plan.region_plans) if plan is not None else 0
     return _Done(roundtrip if roundtrip is not None else module.code, text_of_tree, edits, touched, kernels, over,
                  tree if text_of_tree is not None else None, input_print)

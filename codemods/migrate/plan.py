@@ -52,6 +52,7 @@ class RegionPlan:
     hoisted: set[str] = field(default_factory=set)  # Tensors assembled in an incore block, made before it
     late_loads: dict[tuple[cst.CSTNode, str], str] = field(default_factory=dict)  # (statement, tensor) -> tile loaded there
     loop_bound: set[str] = field(default_factory=set)  # names bound inside a loop of the region
+    over_limit: int = 0  # buffer spaces over the 910B limits (report's OVER lines), marked or not
 
 
 class View(NamedTuple):

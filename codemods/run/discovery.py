@@ -94,8 +94,12 @@ def _git_ignored(root: Path, files: list[str]) -> set[str]:
     return {os.fsdecode(p) for p in proc.stdout.split(b"\0") if p}
 
 
-def discover(paths: list[Path], skipped: list[str] | None = None) -> list[Path]:
-    """Every file to process, each once, in a stable order; `skipped` gets `path: skipped: why` lines."""
+def discover(paths: list[Path], skipped: list[str] | None = None,
+             refused: list[tuple[Path, str]] | None = None) -> list[Path]:
+    """Every file to process, each once, in a stable order; `skipped` gets `path: skipped: why`
+    lines. With `refused`, a path named as such that is no regular file (a broken link) goes
+    there with the reason instead: the user asked for that file, so it is an error, where in a
+    folder it is only left out."""
     seen: dict[str, Path] = {}  # real path -> the path as first given
 
     def regular(path: Path) -> bool:
@@ -111,6 +115,10 @@ def discover(paths: list[Path], skipped: list[str] | None = None) -> list[Path]:
             files = [(f, real or os.path.realpath(f)) for f, real in _walk(path) if real is not None or regular(f)]
             ignored = _git_ignored(path, [real for _, real in files])
             chosen = [(f, real) for f, real in files if real not in ignored]
+        elif refused is not None and (why := not_regular(path)) is not None:
+            if all(path != p for p, _ in refused):
+                refused.append((path, why))
+            chosen = []
         else:
             chosen = [(path, os.path.realpath(path))] if regular(path) else []
         for f, real in chosen:

@@ -28,11 +28,21 @@ def outcomes(paths, job: Job, jobs: int, config: Config, force_exclude: bool, ui
     if reads_stdin(paths):
         return [], _stdin_outcomes(job, config, force_exclude, stdin_filename)
     skipped: list[str] = []
-    files = filter_excluded(discover(list(paths), skipped), list(paths), config, force_exclude)
-    for line in skipped:  # symlink loops, pipes, devices: named, never opened
+    refused: list[tuple[Path, str]] = []
+    files = filter_excluded(discover(list(paths), skipped, refused), list(paths), config, force_exclude)
+    refused = [(p, why) for p, why in refused if not (force_exclude and config.excluded(p))]
+    for line in skipped:  # symlink loops, pipes, devices in a folder: named, never opened
         ui.problem(line)
+    if not files and not refused:
+        # Nothing to do is exit 0, as for Ruff; said, so that a CI job pointed at the wrong
+        # folder does not pass in silence.
+        ui.say(f"warning: no Python file to process in {', '.join(display_path(p) for p in paths)}: nothing to do")
     with ui.progress(len(files)) as tick:
-        return files, run(files, job, jobs, tick)
+        done = run(files, job, jobs, tick)
+    # Named on the command line yet no file to read: an error of its own (exit 2); the rest ran.
+    done += [Outcome(display_path(p), error=f"{display_path(p)}: {why}: named on the command line, but there is "
+                     "no file to read; not processed") for p, why in refused]
+    return files, done
 
 
 def _stdin_outcomes(job: Job, config: Config, force_exclude: bool, name: str | None) -> list[Outcome]:

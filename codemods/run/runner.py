@@ -7,6 +7,7 @@ data so that it crosses process boundaries and the report is built in one place.
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -19,6 +20,9 @@ from ..rulebook.loading import default_rules_dir, load_api, load_rules, newest_s
 from ..text.sources import FileProblem, decode, display_path, read_bytes, write_atomic
 
 LEFTOVER_ID = "API"  # findings about removed API that no rule rewrote
+# An open review marker on a line of a diff (`reviewed` is closed); the full pattern is
+# check.findings.MARKER, not imported here: a warm run must not load LibCST.
+_OPEN_MARKER = re.compile(r"#\s*pypto-migrate:\s*review\s")
 
 
 @dataclass
@@ -40,6 +44,7 @@ class Outcome:
     seconds: float = 0.0  # time spent on this file, for --verbose
     output: str | None = None  # the migrated text, only for a text given on stdin
     still_rejected: int = 0  # a staged (narrowed) run: errors left where the original was rejected too
+    uses_pypto: bool = False  # the text names pypto: a file without the word has nothing to migrate
 
     @property
     def changed(self) -> bool:
@@ -50,6 +55,41 @@ class Outcome:
         """Compiler rejections and structure problems: they count as errors."""
         c = self.compiled
         return 0 if c is None else len(c.errors) + len(c.structure)
+
+    # Every count a format shows is one of these, summed by `summarize`: each is the number
+    # of lines of one kind that the text format prints (`cli/problems.py` makes them).
+    @property
+    def to_review(self) -> int:
+        """`review` problem lines: open review markers and the like, for a person to decide."""
+        return sum(f.level != "error" for f in self.findings)
+
+    @property
+    def code_errors(self) -> int:
+        """`error` problem lines: code the target rejects (`error API`), the compiler's refusals."""
+        return sum(f.level == "error" for f in self.findings) + self.compile_problems
+
+    @property
+    def markers_added(self) -> int:
+        """Open review markers the change writes (one that only moves is no new one)."""
+        added: Counter = Counter()
+        for line in self.diff.splitlines():
+            if line[:1] in "+-" and not line.startswith(("+++ ", "--- ")) and _OPEN_MARKER.search(line):
+                added[line[1:].strip()] += 1 if line[0] == "+" else -1
+        return sum(n for n in added.values() if n > 0)
+
+    def change(self) -> str:
+        """What the change is: its edits and the markers it adds ("0 edits" when it is none)."""
+        markers = self.markers_added
+        if not self.edits and markers:
+            return f"no edit, {_count(markers, 'review marker')} added"
+        return _count(len(self.edits), "edit") + (f", {_count(markers, 'review marker')} added" if markers else "")
+
+    def would(self) -> str:
+        """What `check` says of a changed file: a change of markers alone is not a migration.
+        (`would be migrated (N edits)` stays as it was: the scoreboards read it.)"""
+        if not self.edits and self.markers_added:
+            return f"would gain {_count(self.markers_added, 'review marker')} (no edit)"
+        return f"would be migrated ({_count(len(self.edits), 'edit')})"
 
 
 @dataclass
@@ -162,6 +202,7 @@ def process(path: Path, job: Job, known: tuple[bytes, dict, str] | None = None, 
         else:
             data, entry, key = known if known is not None else (read_bytes(path, job.max_file_size), None, "")
             text = decode(data)
+        outcome.uses_pypto = "pypto" in text
         result, body = _migration(data, text, job, entry, key)
         if stdin:
             outcome.output = result.output
@@ -190,6 +231,8 @@ def process(path: Path, job: Job, known: tuple[bytes, dict, str] | None = None, 
         outcome.error = f"{outcome.display}: internal error, left as it was ({type(exc).__name__}: {exc}); please report it"
     if outcome.error:
         outcome.edits, outcome.diff, outcome.notes = [], "", []  # nothing of this file was (or would be) changed
+        # Review findings were about that change; errors that refused it are kept, as the reasons.
+        outcome.findings = [f for f in outcome.findings if f.level == "error"]
         outcome.output = text if stdin else None
     outcome.seconds = time.perf_counter() - started
     return outcome
@@ -241,7 +284,7 @@ def _compile(path: Path, outcome: Outcome, result, job: Job, stdin: bool = False
     A rejection on a statement a review marker already flags does not: the person deciding
     that marker sees the compiler's message beside it."""
     from ..compiler.verdict import tool_capacity, under_review_marker
-    from ..compiler.bridge import CompilerUnavailable, compile_source, unavailable_message
+    from ..compiler.bridge import CompilerUnavailable, WorkerError, compile_source, unavailable_message
 
     text = result.output if result.changed or stdin else None  # a stdin text has no file to import
     try:
@@ -249,6 +292,8 @@ def _compile(path: Path, outcome: Outcome, result, job: Job, stdin: bool = False
                                   target=job.target, python=job.compiler_python)
     except CompilerUnavailable as exc:
         raise FileProblem(unavailable_message(str(exc), job.compiler_python, job.target)) from exc
+    except WorkerError as exc:  # ours, not the compiler's verdict: the file is an error (exit 2), never written
+        raise FileProblem(str(exc)) from exc
     outcome.compiled = compiled
     if job.compile == "passes" and compiled.programs:
         try:
@@ -323,16 +368,20 @@ def _look(path: Path, job: Job) -> tuple[float, tuple[bytes, dict, str] | None]:
 
 @dataclass
 class Summary:
-    """The counts of a run's last line."""
+    """Every count `run` and `check` report, in every format: the one place they are summed."""
 
     files_changed: int
     edits: int
-    review: int
-    errors: int
+    review: int  # review problem lines (Outcome.to_review)
+    errors: int  # error problem lines: error API findings and compiler refusals (Outcome.code_errors)
+    failed: int  # files that could not be processed
     per_rule: Counter
     files_per_rule: Counter
+    files: int = 0
+    written: int = 0
+    markers_added: int = 0
     kernels: int = 0
-    over_budget: int = 0
+    over_budget: int = 0  # buffer spaces over a limit: `report`'s OVER lines
     compile_problems: int = 0
     files_compiled: int | None = None  # None without --compile
     not_written: int = 0  # changed files a --write left as they were (the compiler refused them)
@@ -343,9 +392,14 @@ class Summary:
         text = f"{_count(self.files_changed - held, 'file')} {verb}"
         if held:
             text += f" ({held} not written, as said above)"
-        text += f", {_count(self.edits, 'edit')}, {self.review} need review"
+        text += f", {_count(self.edits, 'edit')}"
+        if self.markers_added:
+            text += f", {_count(self.markers_added, 'review marker')} added"
+        text += f", {self.review} need review"
         if self.errors:
-            text += f", {self.errors} could not be processed"
+            text += f", {_count(self.errors, 'error')}"
+        if self.failed:
+            text += f", {self.failed} could not be processed"
         if self.files_compiled is not None:
             text += f"; {_count(self.files_compiled, 'file')} compiled, {_count(self.compile_problems, 'compile error')}"
         return text
@@ -355,6 +409,9 @@ class Summary:
         if not self.still_rejected:
             return ""
         return f"still rejected by the target: {_count(self.still_rejected, 'file')}; run without --select to finish"
+    def capacity(self) -> str:
+        return (f"capacity: {_count(self.kernels, 'kernel region')} checked against the 910B buffer limits, "
+                f"{_count(self.over_budget, 'buffer')} over a limit (pypto-migrate report of the migrated files marks each OVER)")
 
 
 def _count(n: int, noun: str) -> str:
@@ -370,10 +427,14 @@ def summarize(outcomes: list[Outcome]) -> Summary:
     return Summary(
         files_changed=sum(o.changed for o in outcomes),
         edits=sum(len(o.edits) for o in outcomes),
-        review=sum(len(o.findings) for o in outcomes if not o.error),  # a file not processed is an error, not a review
-        errors=sum(o.error is not None for o in outcomes),
+        review=sum(o.to_review for o in outcomes),
+        errors=sum(o.code_errors for o in outcomes),
+        failed=sum(o.error is not None for o in outcomes),
         per_rule=per_rule,
         files_per_rule=files_per_rule,
+        files=len(outcomes),
+        written=sum(o.written for o in outcomes),
+        markers_added=sum(o.markers_added for o in outcomes),
         kernels=sum(o.kernels for o in outcomes),
         over_budget=sum(o.over_budget for o in outcomes),
         compile_problems=sum(o.compile_problems for o in outcomes),
