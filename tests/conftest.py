@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from codemods.migrate.engine import migrate
-from codemods.rulebook.loading import load_api, load_rules
+from codemods.rulebook.loading import load_api, load_rules, steps
 from codemods.run.runner import LEFTOVER_ID
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,12 +57,28 @@ def run_rules(rules, api):
     return apply
 
 
-def pypto(*args, cwd, env=None, **kwargs):
+PINNED = steps()[0]  # the step whose fixtures the CLI's tests were written on
+
+
+def pinned(args) -> list[str]:
+    """`args` of a `run`, `check` or `verify` with `--target` of the first step added where
+    they name none: the suite's tests of the command line were written on that step's fixtures
+    (fixtures/before, fixtures/after), as a user who pins c39 runs them. The default target, the
+    newest step, has tests of its own (tests/test_steps.py), which pass pin=False."""
+    args = [str(a) for a in args]
+    if args and args[0] in ("run", "check", "verify") and not {"--target", "--from"} & set(args) \
+            and not any(a.startswith("--target=") for a in args):
+        return [args[0], "--target", PINNED, *args[1:]]
+    return args
+
+
+def pypto(*args, cwd, env=None, pin=True, **kwargs):
     """The tool as a user runs it: a real process, `python -m codemods`, text output."""
     import os
     import subprocess
     import sys
 
     env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
-    return subprocess.run([sys.executable, "-m", "codemods", *map(str, args)], cwd=cwd, env=env,
+    args = pinned(args) if pin else [str(a) for a in args]
+    return subprocess.run([sys.executable, "-m", "codemods", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300, **kwargs)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from codemods.run.cache import ENV, FOLDER
-from conftest import FIXTURES
+from conftest import FIXTURES, pinned
 
 KERNEL = "import pypto.language as pl\n\n\ndef k(t):\n    return pl.view(t, [4, 4], [0, 0])\n"
 
@@ -22,7 +22,7 @@ def cli(*args, cwd: Path, cache: Path | None = None) -> subprocess.CompletedProc
     env = {k: v for k, v in os.environ.items() if k != ENV}
     if cache is not None:
         env[ENV] = str(cache)
-    return subprocess.run([sys.executable, "-m", "codemods", *map(str, args)], cwd=cwd, env=env,
+    return subprocess.run([sys.executable, "-m", "codemods", *pinned(args)], cwd=cwd, env=env,
                           capture_output=True, text=True, encoding="utf-8")
 
 

@@ -18,7 +18,7 @@ import jsonschema
 import pytest
 
 from codemods.cli.ci_formats import _escape_data, _escape_property
-from conftest import FIXTURES
+from conftest import FIXTURES, pinned
 
 KERNEL = "import pypto.language as pl\n\n\ndef k(t):\n    return pl.view(t, [4, 4], [0, 0])\n"
 LEFTOVER = "import pypto.language as pl\nfrom pypto.language import view\nview(t, [1], [0])\n"
@@ -28,7 +28,7 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 def cli(*args, cwd: Path, stdin: bytes | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
     # The colour variables of the calling shell must not decide what a test sees.
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")} | (env or {})
-    return subprocess.run([sys.executable, "-m", "codemods", *map(str, args)], cwd=cwd, input=stdin,
+    return subprocess.run([sys.executable, "-m", "codemods", *pinned(args)], cwd=cwd, input=stdin,
                           capture_output=True, env=env, timeout=600)
 
 

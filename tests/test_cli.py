@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from unidiff import PatchSet
 
 from codemods.cli.commands import main
-from conftest import FIXTURES
+from conftest import FIXTURES, pinned
 
 KERNEL = "import pypto.language as pl\n\n\ndef k(t):\n    return pl.view(t, [4, 4], [0, 0])\n"
 
@@ -37,7 +37,7 @@ def tree(tmp_path, monkeypatch):
 
 
 def invoke(*args):
-    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+    result = CliRunner().invoke(main, pinned(args), catch_exceptions=False)
     return result
 
 
@@ -79,7 +79,7 @@ def test_check_before_and_after_write(tmp_path, monkeypatch):
     (tmp_path / "k.py").write_text(KERNEL)
     before = invoke("check", "k.py")
     assert before.exit_code == 1
-    assert before.stderr.strip().endswith("1 file would be migrated, 1 edit, 0 need review")
+    assert before.stderr.strip().endswith("1 file would be migrated, 1 edit, 0 need review; target 2026-03")
     assert invoke("run", "--write", "k.py").exit_code == 0
     after = invoke("check", "k.py")
     assert after.exit_code == 0, after.stderr

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES
+from conftest import FIXTURES, pinned
 from needs import pypto_or_skip
 
 # Migration turns the view into a slice; the compiler then rejects the add of two tiles of
@@ -36,7 +36,7 @@ def build_gate_program():
 
 
 def cli(*args, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "codemods", *map(str, args)], cwd=cwd, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "codemods", *pinned(args)], cwd=cwd, capture_output=True, text=True,
                           env=env, timeout=600)
 
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from conftest import FIXTURES
+from conftest import FIXTURES, pinned
 
 NAMES = sorted(p.name for p in (FIXTURES / "before").glob("*.py"))
 DEEPSEEK = [n for n in NAMES if n.startswith("deepseek_v3_2_")]
@@ -74,17 +74,17 @@ def test_check_passes_once_flagged_lines_are_reviewed(tmp_path, monkeypatch):
         (tmp_path / name).write_bytes((FIXTURES / "after" / name).read_bytes())
     markers = sum(_read(FIXTURES / "after" / n).count("# pypto-migrate: review PTO") for n in NAMES)
     assert markers > 20
-    flagged = CliRunner().invoke(main, ["check", "."])
+    flagged = CliRunner().invoke(main, pinned(["check", "."]))
     assert flagged.exit_code == 1 and f"0 files would be migrated, 0 edits, {markers} need review" in flagged.stderr
     for name in NAMES:
         path = tmp_path / name
         path.write_bytes(path.read_bytes().replace(b"# pypto-migrate: review PTO", b"# pypto-migrate: reviewed PTO"))
-    clean = CliRunner().invoke(main, ["check", "."])
+    clean = CliRunner().invoke(main, pinned(["check", "."]))
     assert clean.exit_code == 0, clean.stderr
     typo = tmp_path / NAMES[0]
     assert b"reviewed PTO013" in typo.read_bytes()
     typo.write_bytes(typo.read_bytes().replace(b"reviewed PTO013", b"reviewed PTO913", 1))
-    assert CliRunner().invoke(main, ["check", "."]).exit_code == 1
+    assert CliRunner().invoke(main, pinned(["check", "."])).exit_code == 1
 
 
 def test_every_deepseek_fixture_is_fully_migrated(run_rules):
@@ -120,4 +120,4 @@ def test_a_kernel_importing_the_module_under_another_name(run_rules, api):
     assert not [line for line in code_lines if "pl." in line]
     assert "s_tmp = lang.create_tile([1, kv_lora], dtype=lang.FP32, target_memory=lang.MemorySpace.Vec)" in out
     assert "scores_buf = lang.create_tensor([batch, 1, TOPK], dtype=lang.FP32)" in out
-    assert verify(("a.py", source), ("b.py", out), Settings(), api).code == EQUIVALENT
+    assert verify(("a.py", source), ("b.py", out), Settings(), api, api.step).code == EQUIVALENT

@@ -120,6 +120,6 @@ def test_random_kernels_migrate_to_equivalent_strict_kernels(run_rules, api, sou
     result = run_rules(source)
     assert not [f for f in result.findings if f.level == "error"], (result.findings, result.output)
     settings_ = Settings(inputs={"lens": (0, 3)}, seed=seed)
-    verdict = verify(("fuzz.py", source), ("fuzz-migrated.py", result.output), settings_, api)
+    verdict = verify(("fuzz.py", source), ("fuzz-migrated.py", result.output), settings_, api, api.step)
     assert verdict.code == EQUIVALENT, f"{verdict.message}\n--- migrated ---\n{result.output}"
     assert run_rules(result.output).output == result.output, "a second run must change nothing"

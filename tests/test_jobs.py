@@ -16,7 +16,7 @@ import pytest
 from codemods.run import runner
 from codemods.run.parallel import balanced_map
 from codemods.rulebook.loading import load_rules
-from conftest import FIXTURES
+from conftest import FIXTURES, pinned
 
 
 def _tree(root: Path, copies: int) -> Path:
@@ -28,7 +28,7 @@ def _tree(root: Path, copies: int) -> Path:
 
 
 def cli(*args, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "codemods", *map(str, args)], cwd=cwd, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "codemods", *pinned(args)], cwd=cwd, capture_output=True,
                           text=True, encoding="utf-8")
 
 

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from codemods.cli.commands import main
 from codemods.model.kernels import OpIndex, find_regions, kernel_functions, parameter_value
 from codemods.check.strict import check_module
-from conftest import FIXTURES, ROOT
+from conftest import FIXTURES, ROOT, pinned
 
 LIBRARY = FIXTURES / "library"
 CORPUS = ROOT.parent / "shared" / "corpus" / "library"
@@ -160,7 +160,7 @@ def _run(tree: Path, *args: str):
     cwd = os.getcwd()
     os.chdir(tree)
     try:
-        return CliRunner().invoke(main, ["run", *args, "--jobs", "1", "."], catch_exceptions=False)
+        return CliRunner().invoke(main, pinned(["run", *args, "--jobs", "1", "."]), catch_exceptions=False)
     finally:
         os.chdir(cwd)
 

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from codemods.cli.commands import main
 from codemods.migrate.report import report_module
 from codemods.rulebook.loading import load_rules
-from conftest import FIXTURES
+from conftest import FIXTURES, pinned
 
 
 def usage_of(path, api):
@@ -52,14 +52,14 @@ def test_overflow_names_the_tile_and_constants(run_rules):
 
 def test_report_json_records_and_scopes(tmp_path, monkeypatch):
     monkeypatch.chdir(FIXTURES.parent)
-    result = CliRunner().invoke(main, ["report", "--format", "json", "fixtures/after/deepseek_v3_2_decode_front.py"])
+    result = CliRunner().invoke(main, pinned(["report", "--format", "json", "fixtures/after/deepseek_v3_2_decode_front.py"]))
     assert result.exit_code == 0
     records = json.loads(result.stdout)
     assert len(records) == 2 * 5  # two kernels, five spaces each
     assert set(records[0]) == {"file", "line", "function", "region", "space", "bytes", "limit", "tiles"}
     assert {r["region"] for r in records} == {"kernel 1", "kernel 2"}
     assert all(r["bytes"] <= r["limit"] for r in records)
-    text = CliRunner().invoke(main, ["report", "fixtures/after/deepseek_v3_2_decode_front.py"]).stdout
+    text = CliRunner().invoke(main, pinned(["report", "fixtures/after/deepseek_v3_2_decode_front.py"])).stdout
     source = (FIXTURES / "after" / "deepseek_v3_2_decode_front.py").read_text().splitlines()
     scopes = [i + 1 for i, line in enumerate(source) if line.strip() == "with pl.auto_incore():"]
     assert len(scopes) == 2
@@ -67,7 +67,7 @@ def test_report_json_records_and_scopes(tmp_path, monkeypatch):
     assert f"kernel 2 at line {scopes[1] + 1}: for b in pl.parallel(0, batch, 1, chunk=1)" in text
     bad = tmp_path / "bad.py"
     bad.write_text("def f(:\n")
-    assert CliRunner().invoke(main, ["report", str(bad)]).exit_code == 2  # could not process a file
+    assert CliRunner().invoke(main, pinned(["report", str(bad)])).exit_code == 2  # could not process a file
 
 
 def test_edge_capacity_by_hand(api):

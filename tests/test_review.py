@@ -10,7 +10,7 @@ from codemods.cli.commands import main
 from codemods.text.diffs import unified_diff
 from codemods.check.results import Edit
 from codemods.cli.review import Terminal, apply, hunks_of, review_file, rules_of
-from conftest import FIXTURES
+from conftest import FIXTURES, pinned
 
 _line = st.sampled_from(["a", "b", "x = 1", "", "    y", "pl.view(t)"])
 _eol = st.sampled_from(["\n", "\r\n"])
@@ -83,12 +83,12 @@ def test_interactive_cli_writes_only_accepted_hunks(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     source = (FIXTURES / "before" / "deepseek_v3_2_decode_back.py").read_text()
     (tmp_path / "k.py").write_text(source)
-    result = CliRunner().invoke(main, ["run", "--interactive", "k.py"], input="y\nn\nd\n")
+    result = CliRunner().invoke(main, pinned(["run", "--interactive", "k.py"]), input="y\nn\nd\n")
     assert result.exit_code == 0, result.output
     text = (tmp_path / "k.py").read_text()
     assert text != source and "pl.view(" in text  # some hunks taken, not all
     assert "k.py: 1 of 4 hunks written" in result.output
-    quit_all = CliRunner().invoke(main, ["run", "-i", "k.py"], input="q\n")
+    quit_all = CliRunner().invoke(main, pinned(["run", "-i", "k.py"]), input="q\n")
     assert quit_all.exit_code == 0 and (tmp_path / "k.py").read_text() == text
 
 

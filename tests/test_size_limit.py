@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 
 from codemods.text.sources import parse_size, size_text
+from conftest import pinned
 
 KERNEL = "import pypto.language as pl\n\n\ndef k(t):\n    return pl.view(t, [4, 4], [0, 0])\n"
 
 
 def cli(*args, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "codemods", *map(str, args)], cwd=cwd, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "codemods", *pinned(args)], cwd=cwd, capture_output=True,
                           text=True, encoding="utf-8")
 
 

@@ -62,7 +62,7 @@ def test_a_run_to_the_first_step_imports_no_later_steps_code(tmp_path):
 
 def test_the_newest_step_is_the_default_target(tmp_path):
     (tmp_path / "k.py").write_text("import pypto.language as pl\n\nx = pl.view(t, [4, 4], [0, 0])\n", encoding="utf-8")
-    default = pypto("run", "--format", "json", "k.py", cwd=tmp_path)
+    default = pypto("run", "--format", "json", "k.py", cwd=tmp_path, pin=False)
     pinned = pypto("run", "--format", "json", "--target", newest_step(), "k.py", cwd=tmp_path)
     assert default.stdout == pinned.stdout
     assert f"else the newest ({newest_step()})" in " ".join(pypto("run", "--help", cwd=tmp_path).stdout.split())
@@ -155,10 +155,10 @@ def test_a_third_step_made_of_data_runs_end_to_end(tmp_path):
     assert f"else the newest ({step})" in listed
     assert f"Step: {step}" in pypto("rules", "PTO990", cwd=work, env=env).stdout
 
-    ran = pypto("run", "--write", "k.py", cwd=work, env=env)  # no --target: the new step is the newest
+    ran = pypto("run", "--write", "k.py", cwd=work, env=env, pin=False)  # no --target: the new step is the newest
     assert ran.returncode == 0, ran.stderr
     assert (work / "k.py").read_text(encoding="utf-8") == KERNEL.replace("pl.rsqrt(", "pl.reciprocal_sqrt(")
-    again = pypto("run", "k.py", cwd=work, env=env)
+    again = pypto("run", "k.py", cwd=work, env=env, pin=False)
     assert again.stdout == ""  # code already at the step is left as it is
 
     (work / "k.py").write_text(KERNEL, encoding="utf-8")
@@ -181,7 +181,7 @@ def test_the_default_never_moves_a_later_library_back(tmp_path):
 
     corpus_or_skip()
     library = CORPUS / "pypto-lib" / "2026-05-25"
-    default = pypto("run", "--no-cache", "--format", "json", library, cwd=tmp_path)
+    default = pypto("run", "--no-cache", "--format", "json", library, cwd=tmp_path, pin=False)
     newest = pypto("run", "--no-cache", "--format", "json", "--target", newest_step(), library, cwd=tmp_path)
     import json
 

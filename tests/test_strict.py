@@ -125,5 +125,5 @@ class P:
     from codemods.interp.execute import Settings
     from codemods.interp.verify import MISMATCH, verify
 
-    verdict = verify(("a.py", text), ("b.py", text), Settings(), api)
+    verdict = verify(("a.py", text), ("b.py", text), Settings(), api, api.step)
     assert verdict.code == MISMATCH and "vector op pl.row_expand_mul reads a tile in Mat" in verdict.message

@@ -58,7 +58,7 @@ def test_a_change_of_review_markers_alone_is_not_called_a_migration_of_0_edits(t
     assert done.returncode == 1
     assert "would be migrated (0 edits)" not in done.stderr
     assert "k.py: would gain 2 review markers (no edit)" in done.stderr
-    assert done.stderr.rstrip().endswith("1 file would be migrated, 0 edits, 2 review markers added, 2 need review")
+    assert done.stderr.rstrip().endswith("1 file would be migrated, 0 edits, 2 review markers added, 2 need review; target 2026-03")
     machine = json.loads(pypto("check", "--no-cache", "--format", "json", "k.py", cwd=tmp_path).stdout)
     assert machine["files"][0]["markers_added"] == 2 and machine["summary"]["markers_added"] == 2
     assert machine["summary"]["edits"] == 0 and machine["summary"]["review"] == 2
@@ -69,7 +69,7 @@ def test_error_findings_are_errors_not_reviews_in_every_format(tmp_path):
     text = pypto("check", "--no-cache", "k.py", cwd=tmp_path)
     assert text.returncode == 1  # check fails on them
     assert text.stderr.count(": error API: view was removed") == 3
-    assert text.stderr.rstrip().endswith("0 files would be migrated, 0 edits, 0 need review, 3 errors")
+    assert text.stderr.rstrip().endswith("0 files would be migrated, 0 edits, 0 need review, 3 errors; target 2026-03")
     machine = json.loads(pypto("check", "--no-cache", "--format", "json", "k.py", cwd=tmp_path).stdout)
     assert machine["summary"]["errors"] == 3 and machine["summary"]["review"] == 0 and machine["summary"]["failed"] == 0
     assert machine["files"][0]["errors"] == 3
@@ -100,7 +100,7 @@ def test_every_format_reads_the_same_counts(mixed, command):
     text = pypto(command, "--no-cache", ".", cwd=mixed)
     line = _summary_line(text.stderr)
     m = re.match(r"(\d+) files would be migrated, (\d+) edits, (\d+) review markers added, (\d+) need review, "
-                 r"(\d+) errors, (\d+) could not be processed( \(dry run: --write applies it\))?$", line)
+                 r"(\d+) errors, (\d+) could not be processed; target 2026-03( \(dry run: --write applies it\))?$", line)
     assert m, line
     changed, edits, added, review, errors, failed = map(int, m.groups()[:6])
     assert (changed, failed) == (2, 1) and errors == 3 and added >= 2

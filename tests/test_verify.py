@@ -12,7 +12,7 @@ from codemods.interp.execute import Settings, load
 from codemods.interp.ops import STRICT, Machine
 from codemods.interp.values import KernelError
 from codemods.interp.verify import EQUIVALENT, MASKED, MISMATCH, verify
-from conftest import FIXTURES
+from conftest import FIXTURES, pinned
 
 PROGRAMS = sorted(p.stem for p in (FIXTURES / "before").glob("*.py") if "@pl.program" in p.read_text())
 
@@ -136,13 +136,13 @@ def test_interpreter_leaves_sys_modules_as_it_was(api):
 
 def test_cli_verify_exit_codes(monkeypatch):
     monkeypatch.chdir(FIXTURES.parent)
-    ok = CliRunner().invoke(main, ["verify", "fixtures/before/edge_regions.py", "fixtures/after/edge_regions.py"])
+    ok = CliRunner().invoke(main, pinned(["verify", "fixtures/before/edge_regions.py", "fixtures/after/edge_regions.py"]))
     assert ok.exit_code == 0 and ok.stdout.startswith("equivalent: 1 outputs")
-    masked = CliRunner().invoke(main, ["verify", "fixtures/before/deepseek_v3_2_prefill_back.py", "fixtures/after/deepseek_v3_2_prefill_back.py"])
+    masked = CliRunner().invoke(main, pinned(["verify", "fixtures/before/deepseek_v3_2_prefill_back.py", "fixtures/after/deepseek_v3_2_prefill_back.py"]))
     assert masked.exit_code == 3 and "masked before" in masked.stdout
-    bad = CliRunner().invoke(main, ["verify", "--set", "NOPE=1", "fixtures/before/edge_regions.py", "fixtures/after/edge_regions.py"])
+    bad = CliRunner().invoke(main, pinned(["verify", "--set", "NOPE=1", "fixtures/before/edge_regions.py", "fixtures/after/edge_regions.py"]))
     assert bad.exit_code == 2 and "--set NOPE: no module constant or builder parameter" in bad.stdout  # setup, not a mismatch
-    assert CliRunner().invoke(main, ["verify", "--input", "x=oops", "fixtures/before/edge_regions.py", "fixtures/after/edge_regions.py"]).exit_code == 2
+    assert CliRunner().invoke(main, pinned(["verify", "--input", "x=oops", "fixtures/before/edge_regions.py", "fixtures/after/edge_regions.py"])).exit_code == 2
 
 
 def test_run_verify_writes_only_proved_files(tmp_path, monkeypatch):
@@ -152,13 +152,13 @@ def test_run_verify_writes_only_proved_files(tmp_path, monkeypatch):
     # Without its input bounds the decode front reads the cache out of bounds: it must not be written.
     front = tmp_path / "deepseek_v3_2_decode_front.py"
     front.write_text(front.read_text().replace("# pypto-migrate: verify --input seq_lens=4:16\n", ""))
-    result = CliRunner().invoke(main, ["run", "--verify", "--write", "--jobs", "1", "."])
+    result = CliRunner().invoke(main, pinned(["run", "--verify", "--write", "--jobs", "1", "."]))
     assert result.exit_code == 2  # a file could not be migrated
     assert "deepseek_v3_2_decode_back.py: verified: equivalent" in result.stderr
     assert "deepseek_v3_2_decode_front.py:1:1: error: verify failed, not written:" in result.stderr and "out of bounds" in result.stderr
     assert "pl.view(" in front.read_text()
     assert "pl.view(" not in (tmp_path / "deepseek_v3_2_decode_back.py").read_text()
-    again = CliRunner().invoke(main, ["run", "--verify", "--write", "--input", "seq_lens=4:16", "--jobs", "1", "."])
+    again = CliRunner().invoke(main, pinned(["run", "--verify", "--write", "--input", "seq_lens=4:16", "--jobs", "1", "."]))
     assert again.exit_code == 0, again.stderr
     assert "deepseek_v3_2_decode_front.py: verified: equivalent" in again.stderr
 
@@ -198,7 +198,7 @@ def _verified_to_2026_08(tmp_path, monkeypatch, name: str, text: str) -> str:
     monkeypatch.chdir(tmp_path)
     path = tmp_path / name
     path.write_text(text.lstrip("\n"))
-    result = CliRunner().invoke(main, ["run", "--target", "2026-08", "--verify", "--write", "--jobs", "1", "--no-cache", name])
+    result = CliRunner().invoke(main, pinned(["run", "--target", "2026-08", "--verify", "--write", "--jobs", "1", "--no-cache", name]))
     assert result.exit_code == 0, result.stderr
     assert f"{name}: verified: equivalent" in result.stderr
     return path.read_text()

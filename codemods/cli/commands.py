@@ -74,7 +74,7 @@ def run_command(paths, write, diff_file, verify, interactive, stage, compiler_py
 
         text_report(ui, outcomes)
         sys.exit(review(files, outcomes, job))
-    sys.exit(finish(ui, fmt, outcomes, rules, "run", write, exit_zero, stdin))
+    sys.exit(finish(ui, fmt, outcomes, rules, "run", write, exit_zero, stdin, target=target))
 
 
 @main.command("check", epilog=exits.CHECK)
@@ -100,7 +100,7 @@ def check_command(paths, stage, compiler_python, select, ignore, jobs, target, s
               size_defaults=config.sets, max_file_size=max_file_size, cache_dir=cache_dir(no_cache), target=target,
               start=start)
     _, outcomes = migrate_all(paths, job, jobs, config, force_exclude, ui, stdin_filename)
-    sys.exit(finish(ui, fmt, outcomes, rules, "check", exit_zero=exit_zero, stdin=reads_stdin(paths)))
+    sys.exit(finish(ui, fmt, outcomes, rules, "check", exit_zero=exit_zero, stdin=reads_stdin(paths), target=target))
 
 
 @main.command("report", epilog=exits.REPORT)

@@ -98,8 +98,10 @@ def plain_table(header: tuple[str, ...], rows: list[tuple[str, ...]], right: set
 
 
 def finish(ui, fmt: str, outcomes: list[Outcome], rules: Chosen, command: str, write: bool = False,
-           exit_zero: bool = False, stdin: bool = False) -> int:
-    """Print what `run` or `check` found and return its exit code (see `codemods.cli.exits`)."""
+           exit_zero: bool = False, stdin: bool = False, target: str = "") -> int:
+    """Print what `run` or `check` found and return its exit code (see `codemods.cli.exits`).
+    The summary line names the `target`: the default moves when a step is added, so a log must
+    say which pypto it was judged against."""
     from . import exits
     from .console import write_stdout
     from ..run.runner import summarize
@@ -122,8 +124,9 @@ def finish(ui, fmt: str, outcomes: list[Outcome], rules: Chosen, command: str, w
     if outcomes and not any(o.uses_pypto or o.error for o in outcomes):
         # Not an error (a tree may hold no kernel yet), but said: a wrong folder passes no gate in silence.
         ui.say(f"note: none of the {_count(len(outcomes), 'file')} names pypto: nothing to migrate")
+    aim = f"; target {target}" if target else ""
     if command == "check":
-        ui.say(summary.line("would be migrated"))
+        ui.say(summary.line("would be migrated") + aim)
         _staged(ui, summary)
         return code
     if fmt == "text":
@@ -131,7 +134,7 @@ def finish(ui, fmt: str, outcomes: list[Outcome], rules: Chosen, command: str, w
     if summary.kernels:
         ui.say(summary.capacity())
     tail = "" if written or not summary.files_changed or stdin else " (dry run: --write applies it)"
-    ui.say(summary.line("migrated" if written else "would be migrated", written) + tail)
+    ui.say(summary.line("migrated" if written else "would be migrated", written) + aim + tail)
     _staged(ui, summary)
     return code
 
