@@ -35,7 +35,7 @@ $(HEAD_VENV)/bin/.pypto: $(PYPTO_HEAD_WHEEL)
 install: $(BIN)/.installed $(if $(PYPTO_WHEEL),$(BIN)/.pypto) $(if $(PYPTO_HEAD_WHEEL),$(HEAD_VENV)/bin/.pypto)
 
 demo: install
-	$(BIN)/pypto-migrate run fixtures/before/deepseek_v3_2_*.py
+	$(BIN)/pypto-migrate run fixtures/2026-03/before/deepseek_v3_2_*.py
 
 # The tests that need the newest compiler find its Python here (tests/needs.py).
 export PYPTO_HEAD_PYTHON := $(if $(PYPTO_HEAD_WHEEL),$(abspath $(HEAD_VENV))/bin/python)

@@ -16,7 +16,7 @@ import sysconfig
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "fixtures" / "before"
+FIXTURES = ROOT / "fixtures" / "2026-03" / "before"
 CORPUS = ROOT.parent / "shared" / "corpus"
 STDLIB_SKIP = {"test", "tests", "idlelib", "lib2to3", "site-packages", "dist-packages", "__pycache__", "turtledemo"}
 

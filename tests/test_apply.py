@@ -11,7 +11,7 @@ KERNEL = "import pypto.language as pl\n\n\ndef k(t):\n    return pl.view(t, [4, 
 
 
 def _tree(tmp_path):
-    shutil.copytree(FIXTURES / "before", tmp_path / "models")
+    shutil.copytree(FIXTURES / "2026-03" / "before", tmp_path / "models")
     return tmp_path / "models"
 
 
@@ -24,7 +24,7 @@ def test_apply_gives_what_write_gives(tmp_path):
     files = sorted(FIXTURES.joinpath("before").glob("*.py"))
     assert f"{len(files)} of {len(files)} files applied, 0 refused" in result.stderr
     for before in files:  # CRLF, BOM and a missing final newline included
-        assert (models / before.name).read_bytes() == (FIXTURES / "after" / before.name).read_bytes(), before.name
+        assert (models / before.name).read_bytes() == (FIXTURES / "2026-03" / "after" / before.name).read_bytes(), before.name
     again = pypto("apply", "fix.patch", cwd=tmp_path)
     assert again.returncode == 1 and "refused, changed since the patch was made" in again.stderr
 
@@ -40,13 +40,13 @@ def test_a_changed_file_is_refused_and_the_others_applied(tmp_path):
     edited_before = changed.read_text()
     check = pypto("apply", "--check", "fix.patch", cwd=tmp_path)
     assert check.returncode == 1 and "would apply" in check.stderr
-    assert (models / "edge_regions.py").read_bytes() == (FIXTURES / "before" / "edge_regions.py").read_bytes(), "--check writes nothing"
+    assert (models / "edge_regions.py").read_bytes() == (FIXTURES / "2026-03" / "before" / "edge_regions.py").read_bytes(), "--check writes nothing"
     result = pypto("apply", "fix.patch", cwd=tmp_path)
     assert result.returncode == 1
     assert ("models/deepseek_v3_2_decode_back.py: refused, changed since the patch was made: line 53 reads "
             "'# someone edited this line after the patch was made'") in result.stderr
     assert changed.read_text() == edited_before
-    assert (models / "edge_regions.py").read_bytes() == (FIXTURES / "after" / "edge_regions.py").read_bytes()
+    assert (models / "edge_regions.py").read_bytes() == (FIXTURES / "2026-03" / "after" / "edge_regions.py").read_bytes()
 
 
 def test_a_hand_edited_patch_applies(tmp_path):

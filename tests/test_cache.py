@@ -30,7 +30,7 @@ def cli(*args, cwd: Path, cache: Path | None = None) -> subprocess.CompletedProc
 def project(tmp_path):
     """A git repository with a pyproject.toml, kernels, plain Python and files that fail."""
     root = tmp_path / "project"
-    shutil.copytree(FIXTURES / "before", root / "models")
+    shutil.copytree(FIXTURES / "2026-03" / "before", root / "models")
     (root / "pyproject.toml").write_text("[project]\nname = 'x'\n")
     (root / "models" / "plain.py").write_text("x = 1\n")
     (root / "models" / "syntax.py").write_text("def f(:\n    pass\n")
@@ -56,7 +56,7 @@ def test_warm_runs_say_exactly_what_cold_runs_and_uncached_runs_say(project, tmp
         assert cold.stderr == warm.stderr == uncached.stderr
         if "--format" not in command:
             assert "models/syntax.py:1:7:" in warm.stderr and "models/latin1.py:1:6: error: not UTF-8" in warm.stderr
-    kernels = len(list((FIXTURES / "before").glob("*.py")))
+    kernels = len(list((FIXTURES / "2026-03" / "before").glob("*.py")))
     assert len(entries(cache)) == kernels + 2  # each file read as text (plain.py and syntax.py too; not latin1.py)
     assert not (tmp_path / "unused").exists(), "--no-cache writes nothing"
 

@@ -39,7 +39,7 @@ def text(done: subprocess.CompletedProcess, stream: str = "stdout") -> str:
 @pytest.fixture
 def project(tmp_path):
     """Kernels that would change (one with review markers), one already clean, two bad files."""
-    shutil.copy(FIXTURES / "before" / "edge_capacity.py", tmp_path / "capacity.py")
+    shutil.copy(FIXTURES / "2026-03" / "before" / "edge_capacity.py", tmp_path / "capacity.py")
     (tmp_path / "k.py").write_text(KERNEL)
     (tmp_path / "clean.py").write_text("x = 1\n")
     (tmp_path / "syntax.py").write_text("def f(:\n    pass\n")
@@ -63,7 +63,7 @@ def test_json_has_every_edit_finding_and_error(project):
     view = next(e for e in report["edits"] if e["file"] == "k.py")
     assert view == {"file": "k.py", "line": 5, "column": 12, "rule": "PTO001", "name": "view-to-slice", "safety": "safe",
                     "before": "pl.view(t, [4, 4], [0, 0])", "after": "pl.slice(t, [4, 4], [0, 0])"}
-    migrated = (FIXTURES / "after" / "edge_capacity.py").read_text().splitlines()
+    migrated = (FIXTURES / "2026-03" / "after" / "edge_capacity.py").read_text().splitlines()
     findings = [f for f in report["findings"] if f["file"] == "capacity.py"]
     assert [(f["rule"], f["level"]) for f in findings] == [("PTO014", "review"), ("PTO013", "review")]
     for f in findings:
@@ -82,7 +82,7 @@ def test_json_has_every_edit_finding_and_error(project):
 
 
 def test_findings_after_write_are_where_the_markers_are(tmp_path):
-    shutil.copy(FIXTURES / "before" / "edge_capacity.py", tmp_path / "capacity.py")
+    shutil.copy(FIXTURES / "2026-03" / "before" / "edge_capacity.py", tmp_path / "capacity.py")
     done = cli("run", "--write", "--format", "json", "capacity.py", cwd=tmp_path)
     assert done.returncode == 0
     report = json.loads(done.stdout)
@@ -131,7 +131,7 @@ def test_github_annotations_escape_properties_and_data(tmp_path):
     odd = tmp_path / "we,ird:dir%"
     odd.mkdir()
     (odd / "k.py").write_text(KERNEL)
-    shutil.copy(FIXTURES / "before" / "edge_capacity.py", tmp_path / "capacity.py")
+    shutil.copy(FIXTURES / "2026-03" / "before" / "edge_capacity.py", tmp_path / "capacity.py")
     done = cli("check", "--format", "github", ".", cwd=tmp_path)
     assert done.returncode == 1
     lines = text(done).splitlines()
@@ -159,7 +159,7 @@ def test_exit_codes_and_exit_zero(project, tmp_path):
 
 
 def test_verify_tells_a_typo_from_a_mismatch(tmp_path):
-    before, after = FIXTURES / "before" / "edge_regions.py", FIXTURES / "after" / "edge_regions.py"
+    before, after = FIXTURES / "2026-03" / "before" / "edge_regions.py", FIXTURES / "2026-03" / "after" / "edge_regions.py"
     typo = cli("verify", "--set", "NOPE=3", before, after, cwd=tmp_path)
     assert typo.returncode == 2 and "--set NOPE: no module constant or builder parameter" in text(typo)
     broken = tmp_path / "broken.py"
@@ -223,8 +223,8 @@ def test_no_user_text_is_markup(tmp_path):
 
 
 def test_stdin_run_check_and_write(tmp_path):
-    raw = (FIXTURES / "before" / "edge_crlf_bom.py").read_bytes()
-    expected = (FIXTURES / "after" / "edge_crlf_bom.py").read_bytes()
+    raw = (FIXTURES / "2026-03" / "before" / "edge_crlf_bom.py").read_bytes()
+    expected = (FIXTURES / "2026-03" / "after" / "edge_crlf_bom.py").read_bytes()
     written = cli("run", "--write", "-", cwd=tmp_path, stdin=raw)
     assert written.returncode == 0 and written.stdout == expected, "the migrated source, byte for byte"
     diff = cli("run", "-", "--stdin-filename", "models/w.py", cwd=tmp_path, stdin=raw)
@@ -263,7 +263,7 @@ def test_color(tmp_path):
     assert cli("run", "k.py", cwd=tmp_path, env={"NO_COLOR": "1", "FORCE_COLOR": "1"}).stdout == plain
     assert b"\x1b[32m+" in cli("run", "--color", "always", "k.py", cwd=tmp_path, env={"NO_COLOR": "1"}).stdout
     crlf = tmp_path / "w.py"
-    crlf.write_bytes((FIXTURES / "before" / "edge_crlf_bom.py").read_bytes())
+    crlf.write_bytes((FIXTURES / "2026-03" / "before" / "edge_crlf_bom.py").read_bytes())
     out = cli("run", "--color", "always", "w.py", cwd=tmp_path).stdout
     assert b"\x1b[0m\r\n" in out, "the reset goes before the line ending"
 

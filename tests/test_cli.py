@@ -129,12 +129,12 @@ def test_rules_listing_and_documentation():
 
 def test_parallel_jobs_give_the_same_diff(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    shutil.copytree(FIXTURES / "before", tmp_path / "k")
+    shutil.copytree(FIXTURES / "2026-03" / "before", tmp_path / "k")
     for i in range(6):
         (tmp_path / "k" / f"extra{i}.py").write_text(KERNEL)
     one = invoke("run", "--jobs", "1", "k")
     two = invoke("run", "--jobs", "2", "k")
-    files = len(list((FIXTURES / "before").glob("*.py"))) + 6
+    files = len(list((FIXTURES / "2026-03" / "before").glob("*.py"))) + 6
     assert one.stdout == two.stdout and one.stdout.count("--- a/") == files
 
 
@@ -153,16 +153,16 @@ def test_real_subprocess_module_and_console_script(tmp_path):
 
 def test_crlf_diff_applies_byte_for_byte(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    raw = (FIXTURES / "before" / "edge_crlf_bom.py").read_bytes()
+    raw = (FIXTURES / "2026-03" / "before" / "edge_crlf_bom.py").read_bytes()
     (tmp_path / "w.py").write_bytes(raw)
-    (tmp_path / "n.py").write_bytes((FIXTURES / "before" / "edge_no_final_newline.py").read_bytes())
+    (tmp_path / "n.py").write_bytes((FIXTURES / "2026-03" / "before" / "edge_no_final_newline.py").read_bytes())
     diff = invoke("run", ".").stdout_bytes  # .stdout would fold CRLF to LF
     assert b"\r\n" in diff
     subprocess.run(["git", "init", "-q"], check=True)
     (tmp_path / "p.diff").write_bytes(diff)
     subprocess.run(["git", "apply", "p.diff"], check=True)
     assert (tmp_path / "w.py").read_bytes() == raw.replace(b"pl.view(", b"pl.slice(")
-    assert (tmp_path / "n.py").read_bytes() == (FIXTURES / "after" / "edge_no_final_newline.py").read_bytes()
+    assert (tmp_path / "n.py").read_bytes() == (FIXTURES / "2026-03" / "after" / "edge_no_final_newline.py").read_bytes()
 
 
 def test_a_write_counts_as_migrated_only_the_files_it_wrote():

@@ -87,7 +87,7 @@ def test_run_compile_without_write_leaves_the_file_and_shows_the_diff(gate):
 
 def test_passes_prints_the_compilers_memory_beside_the_tools(tmp_path):
     pypto_or_skip()
-    done = cli("check", "--compile=passes", FIXTURES / "after" / "edge_capacity.py", cwd=tmp_path)
+    done = cli("check", "--compile=passes", FIXTURES / "2026-03" / "after" / "edge_capacity.py", cwd=tmp_path)
     assert "compiler memory report beside the tool's capacity figures" in done.stderr
     assert "q_projection: kernel 1 (line 29) = q_projection_incore_0" in done.stderr
     assert "OVER (tool, compiler)" in done.stderr  # its Right operand is 128 KB of 64 KB, as both see it
@@ -95,7 +95,7 @@ def test_passes_prints_the_compilers_memory_beside_the_tools(tmp_path):
 
 def test_an_unchanged_clean_file_compiles_clean_and_check_passes(tmp_path):
     pypto_or_skip()
-    done = cli("check", "--compile=passes", FIXTURES / "after" / "edge_regions.py", cwd=tmp_path)
+    done = cli("check", "--compile=passes", FIXTURES / "2026-03" / "after" / "edge_regions.py", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "edge_regions_incore_1" in done.stderr and "0 compile errors" in done.stderr
 

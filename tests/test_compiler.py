@@ -15,7 +15,7 @@ from codemods.compiler.memory_report import MemoryRecord, parse_memory_report
 from conftest import FIXTURES
 from needs import pypto_or_skip
 
-WITH_PROGRAMS = sorted(p.name for p in (FIXTURES / "after").glob("*.py") if "program" in p.read_text())
+WITH_PROGRAMS = sorted(p.name for p in (FIXTURES / "2026-03" / "after").glob("*.py") if "program" in p.read_text())
 
 TILE_OP_ON_TENSOR = '''\
 import pypto.language as pl
@@ -65,7 +65,7 @@ def compiler():
 
 @pytest.mark.parametrize("name", WITH_PROGRAMS)
 def test_every_migrated_fixture_parses_and_passes_with_a_clean_structure(compiler, name):
-    result = compiler.compile_source(FIXTURES / "after" / name, None, "passes")
+    result = compiler.compile_source(FIXTURES / "2026-03" / "after" / name, None, "passes")
     assert result.errors == [] and result.programs, result
     assert result.memory, "the pass pipeline reports each kernel's memory"
     assert all(r.limit > 0 and r.used >= 0 and "_incore_" in r.function for r in result.memory)
@@ -73,7 +73,7 @@ def test_every_migrated_fixture_parses_and_passes_with_a_clean_structure(compile
 
 
 def test_fixtures_without_a_program_are_skipped_with_a_note(compiler):
-    result = compiler.compile_source(FIXTURES / "after" / "edge_aliases.py", None, "parse")
+    result = compiler.compile_source(FIXTURES / "2026-03" / "after" / "edge_aliases.py", None, "parse")
     assert result.skipped and "program" in result.skipped and result.errors == []
 
 

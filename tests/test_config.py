@@ -77,8 +77,8 @@ def test_verify_sizes_from_the_configuration(tmp_path):
     `set` a kernel does not have is skipped, while the same typo on the command line is an error."""
     name = "deepseek_v3_2_decode_front.py"
     before = tmp_path / name
-    before.write_text((FIXTURES / "before" / name).read_text().replace("# pypto-migrate: verify --input seq_lens=4:16\n", ""))
-    shutil.copy(FIXTURES / "after" / name, tmp_path / "after.py")
+    before.write_text((FIXTURES / "2026-03" / "before" / name).read_text().replace("# pypto-migrate: verify --input seq_lens=4:16\n", ""))
+    shutil.copy(FIXTURES / "2026-03" / "after" / name, tmp_path / "after.py")
     after = tmp_path / "after.py"
     after.write_text(after.read_text().replace("# pypto-migrate: verify --input seq_lens=4:16\n", ""))
     unbounded = cli("verify", name, "after.py", cwd=tmp_path)

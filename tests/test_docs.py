@@ -8,12 +8,12 @@ What counts as an example, read off the Markdown itself:
 - a ```toml block that is a `[tool.pypto-migrate]` table: it must be a configuration the tool
   accepts, and the ```sh blocks after it on the same page run under it;
 - a ```python block: an excerpt of the fixtures; its `# before` part must stand, line for
-  line, in a file of fixtures/before, the rest in one of fixtures/after.
+  line, in a file of fixtures/2026-03/before, the rest in one of fixtures/2026-03/after.
 A block that cannot run says so in the page, `<!-- not run: reason -->` on the line before it.
 
 Commands run in a folder of their own, beside a `shared` that is the project's `../shared`
 where that exists: `fixtures/` is ours, `models/` holds the four DeepSeek v3.2 kernels of
-fixtures/before, `old.py`/`new.py` one of them and its migration. A command exits 0, or 1
+fixtures/2026-03/before, `old.py`/`new.py` one of them and its migration. A command exits 0, or 1
 where that is its documented meaning (`check`: something would change or needs review); any
 other code, or a traceback, fails the example. Examples with `--compile` need pypto, those
 reading `../shared` need it: they skip without, and fail without under CI=true.
@@ -128,9 +128,9 @@ def world(tmp_path):
     shutil.copytree(ROOT / "fixtures", here / "fixtures")
     (here / "models").mkdir()
     for part in DEEPSEEK:
-        shutil.copy(ROOT / f"fixtures/before/deepseek_v3_2_{part}.py", here / "models")
-    shutil.copy(ROOT / "fixtures/before/deepseek_v3_2_decode_front.py", here / "old.py")
-    shutil.copy(ROOT / "fixtures/after/deepseek_v3_2_decode_front.py", here / "new.py")
+        shutil.copy(ROOT / f"fixtures/2026-03/before/deepseek_v3_2_{part}.py", here / "models")
+    shutil.copy(ROOT / "fixtures/2026-03/before/deepseek_v3_2_decode_front.py", here / "old.py")
+    shutil.copy(ROOT / "fixtures/2026-03/after/deepseek_v3_2_decode_front.py", here / "new.py")
     if (ROOT.parent / "shared").is_dir():
         (tmp_path / "shared").symlink_to(ROOT.parent / "shared")
     bin_dir = tmp_path / "bin"
@@ -223,4 +223,4 @@ def test_make_demo_recipe_runs(world):
     command = next(line.strip() for line in recipe.splitlines()[1:] if "pypto-migrate" in line)
     result = shell(command.replace("$(BIN)/", ""), here, env)
     assert result.returncode == 0, result.stderr
-    assert all(f"+++ b/fixtures/before/deepseek_v3_2_{part}.py" in result.stdout for part in DEEPSEEK)
+    assert all(f"+++ b/fixtures/2026-03/before/deepseek_v3_2_{part}.py" in result.stdout for part in DEEPSEEK)

@@ -8,7 +8,7 @@ import pytest
 
 from conftest import FIXTURES, pinned
 
-NAMES = sorted(p.name for p in (FIXTURES / "before").glob("*.py"))
+NAMES = sorted(p.name for p in (FIXTURES / "2026-03" / "before").glob("*.py"))
 DEEPSEEK = [n for n in NAMES if n.startswith("deepseek_v3_2_")]
 
 
@@ -27,8 +27,8 @@ def test_the_four_deepseek_parts_are_shipped():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_fixture_migrates_to_expected(name, run_rules):
-    before = _read(FIXTURES / "before" / name)
-    expected = _read(FIXTURES / "after" / name)
+    before = _read(FIXTURES / "2026-03" / "before" / name)
+    expected = _read(FIXTURES / "2026-03" / "after" / name)
     result = run_rules(before)
     assert result.output == expected
     assert run_rules(result.output).output == result.output, "a second run must change nothing"
@@ -37,7 +37,7 @@ def test_fixture_migrates_to_expected(name, run_rules):
 
 @pytest.mark.parametrize("name", DEEPSEEK)
 def test_view_to_slice_changes_only_the_view_calls(name, run_rules):
-    before = _read(FIXTURES / "before" / name)
+    before = _read(FIXTURES / "2026-03" / "before" / name)
     result = run_rules(before, ("view-to-slice",))
     assert before.count("pl.view(") > 5
     assert result.output == before.replace("pl.view(", "pl.slice(")
@@ -45,14 +45,14 @@ def test_view_to_slice_changes_only_the_view_calls(name, run_rules):
 
 
 def test_view_to_slice_respects_bytes_of_crlf_and_bom(run_rules):
-    raw = (FIXTURES / "before" / "edge_crlf_bom.py").read_bytes()
+    raw = (FIXTURES / "2026-03" / "before" / "edge_crlf_bom.py").read_bytes()
     assert raw.startswith(b"\xef\xbb\xbf") and b"\r\n" in raw
     out = run_rules(raw.decode("utf-8"), ("PTO001",)).output.encode("utf-8")
     assert out == raw.replace(b"pl.view(", b"pl.slice(")
 
 
 def test_aliases_and_lookalikes(run_rules):
-    source = _read(FIXTURES / "before" / "edge_aliases.py")
+    source = _read(FIXTURES / "2026-03" / "before" / "edge_aliases.py")
     out = run_rules(source, ("PTO001",)).output
     changed = "".join(
         line if "is gone" in line else re.sub(r"\b(lang|language|pypto\.language)\.view\(", r"\1.slice(", line)
@@ -71,8 +71,8 @@ def test_check_passes_once_flagged_lines_are_reviewed(tmp_path, monkeypatch):
 
     monkeypatch.chdir(tmp_path)
     for name in NAMES:
-        (tmp_path / name).write_bytes((FIXTURES / "after" / name).read_bytes())
-    markers = sum(_read(FIXTURES / "after" / n).count("# pypto-migrate: review PTO") for n in NAMES)
+        (tmp_path / name).write_bytes((FIXTURES / "2026-03" / "after" / name).read_bytes())
+    markers = sum(_read(FIXTURES / "2026-03" / "after" / n).count("# pypto-migrate: review PTO") for n in NAMES)
     assert markers > 20
     flagged = CliRunner().invoke(main, pinned(["check", "."]))
     assert flagged.exit_code == 1 and f"0 files would be migrated, 0 edits, {markers} need review" in flagged.stderr
@@ -90,7 +90,7 @@ def test_check_passes_once_flagged_lines_are_reviewed(tmp_path, monkeypatch):
 def test_every_deepseek_fixture_is_fully_migrated(run_rules):
     """No line left for a person except the ones the tool flagged, and no strict error."""
     for name in DEEPSEEK:
-        result = run_rules((FIXTURES / "after" / name).read_text())
+        result = run_rules((FIXTURES / "2026-03" / "after" / name).read_text())
         assert result.edits == []
         assert {f.rule for f in result.findings} <= {"PTO012", "PTO013"}, name
 
@@ -105,7 +105,7 @@ def test_no_comment_is_lost(name):
         toks = tokenize.generate_tokens(io.StringIO(text.lstrip("\ufeff")).readline)
         return [t.string for t in toks if t.type == tokenize.COMMENT and "pypto-migrate:" not in t.string]
 
-    assert comments(_read(FIXTURES / "after" / name)) == comments(_read(FIXTURES / "before" / name))
+    assert comments(_read(FIXTURES / "2026-03" / "after" / name)) == comments(_read(FIXTURES / "2026-03" / "before" / name))
 
 
 def test_a_kernel_importing_the_module_under_another_name(run_rules, api):
@@ -113,7 +113,7 @@ def test_a_kernel_importing_the_module_under_another_name(run_rules, api):
     from codemods.interp.execute import Settings
     from codemods.interp.verify import EQUIVALENT, verify
 
-    source = _read(FIXTURES / "before" / "deepseek_v3_2_decode_front.py").replace(
+    source = _read(FIXTURES / "2026-03" / "before" / "deepseek_v3_2_decode_front.py").replace(
         "import pypto.language as pl\n", "import pypto.language as lang\n").replace("pl.", "lang.")
     out = run_rules(source).output
     code_lines = [line for line in out.splitlines() if not line.lstrip().startswith("#")]

@@ -10,7 +10,7 @@ from needs import pypto_or_skip
 
 
 def after(name: str) -> str:
-    return (FIXTURES / "after" / f"{name}.py").read_text()
+    return (FIXTURES / "2026-03" / "after" / f"{name}.py").read_text()
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """Expected outputs checked against pypto-migration-idioms.md, one idiom at a time.
 
-The golden files in fixtures/after are the tool's output; these lines were written by hand
+The golden files in fixtures/2026-03/after are the tool's output; these lines were written by hand
 from the idioms file, so a wrong golden file cannot pass by agreeing with itself.
 """
 
@@ -16,7 +16,7 @@ M = "target_memory=pl.MemorySpace"
 
 
 def after(name: str) -> str:
-    return (FIXTURES / "after" / f"{name}.py").read_text()
+    return (FIXTURES / "2026-03" / "after" / f"{name}.py").read_text()
 
 
 def lines(name: str) -> list[str]:
@@ -83,7 +83,7 @@ def test_each_lost_mask_is_flagged_where_it_was_dropped():
     assert [name for _, name in creates] == ["sq_sum", "q_a", "kv_a", "k_idx", "q_head"]
 
 
-@pytest.mark.parametrize("name", sorted(p.stem for p in (FIXTURES / "after").glob("*.py")))
+@pytest.mark.parametrize("name", sorted(p.stem for p in (FIXTURES / "2026-03" / "after").glob("*.py")))
 def test_the_reviews_three_mistakes_are_absent(name):
     text = after(name)
     # 1. never load a slice: inside a kernel the slice is itself lowered to a load

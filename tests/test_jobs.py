@@ -21,7 +21,7 @@ from conftest import FIXTURES, pinned
 
 def _tree(root: Path, copies: int) -> Path:
     for i in range(copies):
-        shutil.copytree(FIXTURES / "before", root / f"m{i}")
+        shutil.copytree(FIXTURES / "2026-03" / "before", root / f"m{i}")
     (root / "plain.py").write_text("x = 1\n")
     (root / "syntax.py").write_text("def f(:\n    pass\n")
     return root
@@ -36,7 +36,7 @@ def test_the_output_is_the_same_bytes_for_any_number_of_jobs(tmp_path):
     tree = _tree(tmp_path / "tree", copies=3)
     runs = {jobs: cli("run", "--no-cache", "--jobs", jobs, ".", cwd=tree) for jobs in (1, 2, 3)}
     checks = {jobs: cli("check", "--no-cache", "--jobs", jobs, ".", cwd=tree) for jobs in (1, 3)}
-    assert runs[1].stdout.count("+++ b/") == 3 * len(list((FIXTURES / "before").glob("*.py")))  # each kernel changes
+    assert runs[1].stdout.count("+++ b/") == 3 * len(list((FIXTURES / "2026-03" / "before").glob("*.py")))  # each kernel changes
     for done in (runs, checks):
         first = done[1]
         for other in done.values():
@@ -56,7 +56,7 @@ def test_a_pool_is_started_only_where_it_pays(tmp_path, monkeypatch):
     light.mkdir()
     for i in range(40):
         (light / f"p{i}.py").write_text("x = 1\n" * 50)
-    (light / "k.py").write_text((FIXTURES / "before" / "edge_regions.py").read_text())
+    (light / "k.py").write_text((FIXTURES / "2026-03" / "before" / "edge_regions.py").read_text())
     runner.run(sorted(light.iterdir()), job, jobs=2)
     assert pools == [], "forty plain files and one small kernel: cheaper in one process"
     heavy = sorted(_tree(tmp_path / "heavy", copies=3).rglob("*.py"))

@@ -22,8 +22,8 @@ RULES = load_rules()
 libcst_version = version("libcst")
 KNOWN = frozenset(r.id for r in RULES) | {LEFTOVER_ID}
 # Each fixture with the step that migrates it: the 2026-03 kernels and the 2026-08 ones.
-CASES = [(p, False) for p in sorted((FIXTURES / "before").glob("*.py"))] + [
-    (p, True) for p in sorted((FIXTURES / "upgrade" / "before").glob("*.py"))[:8]]
+CASES = [(p, False) for p in sorted((FIXTURES / "2026-03" / "before").glob("*.py"))] + [
+    (p, True) for p in sorted((FIXTURES / "2026-08" / "before").glob("*.py"))[:8]]
 GUARDS = {"add_token": ("_APPENDS",), "parenthesize": ("_KNOWN",), "both": ("_APPENDS", "_KNOWN")}
 
 

@@ -13,7 +13,7 @@ from needs import CORPUS, corpus_or_skip
 
 
 def _copy(tmp_path, name):
-    shutil.copy(FIXTURES / "before" / name, tmp_path / name)
+    shutil.copy(FIXTURES / "2026-03" / "before" / name, tmp_path / name)
     return tmp_path / name
 
 
@@ -46,7 +46,7 @@ def test_ignore_handoff_is_a_stage_that_a_full_run_finishes(tmp_path):
     assert re.search(r"deepseek_v3_2_decode_front\.py: still rejected by the target: \d+ errors, each where the original "
                      r"was rejected \(on its line or in its kernel\)", result.stderr), result.stderr
     assert "still rejected by the target: 1 file; run without --select to finish" in result.stderr
-    assert staged.read_bytes() != (FIXTURES / "before" / staged.name).read_bytes()
+    assert staged.read_bytes() != (FIXTURES / "2026-03" / "before" / staged.name).read_bytes()
     checked = pypto("check", fine.name, cwd=tmp_path)
     assert "API" not in checked.stderr, "what was written passes the full strict check"
     dry = pypto("check", "--ignore", "PTO004", staged.name, cwd=tmp_path)
@@ -67,7 +67,7 @@ def test_without_requires_the_output_check_still_catches_undefined_names(tmp_pat
     assert result.returncode == 2
     assert "note:" not in result.stderr
     assert re.search(r"real_batch_loop\.py:\d+:\d+: error API: inv is read but nothing defines it", result.stderr), result.stderr
-    assert kernel.read_bytes() == (FIXTURES / "before" / kernel.name).read_bytes()
+    assert kernel.read_bytes() == (FIXTURES / "2026-03" / "before" / kernel.name).read_bytes()
 
 
 def test_select_brings_requirements_along(tmp_path):
@@ -157,7 +157,7 @@ def test_ignoring_the_handoff_leaves_only_the_errors_the_input_had(tmp_path):
     assert result.returncode == 0, result.stderr
     assert re.search(r"real_batch_loop\.py: still rejected by the target: \d+ errors?, each where the original", result.stderr), result.stderr
     assert "pl.view" not in kernel.read_text()
-    assert kernel.read_bytes() != (FIXTURES / "before" / kernel.name).read_bytes()
+    assert kernel.read_bytes() != (FIXTURES / "2026-03" / "before" / kernel.name).read_bytes()
 
 
 # pypto's authors renamed pl.view to pl.slice by hand between the two trees of

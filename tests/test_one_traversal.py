@@ -26,9 +26,9 @@ def test_one_pass_per_phase_and_one_plan(name, rules, api, run_rules, monkeypatc
     real_plan = planner.plan_module
     monkeypatch.setattr(engine, "_Dispatcher", Counting)
     monkeypatch.setattr(planner, "plan_module", lambda *a, **k: plans.append(1) or real_plan(*a, **k))
-    text = (FIXTURES / "before" / name).read_text(encoding="utf-8")
+    text = (FIXTURES / "2026-03" / "before" / name).read_text(encoding="utf-8")
     result = run_rules(text)
-    assert result.output == (FIXTURES / "after" / name).read_text(encoding="utf-8")
+    assert result.output == (FIXTURES / "2026-03" / "after" / name).read_text(encoding="utf-8")
     step = [r for r in rules if r.step == api.step]  # run_rules migrates the default target's step
     phases = {r.phase for r in step}
     assert len(passes) == len(phases) and sum(passes) == len(step), passes

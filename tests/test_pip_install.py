@@ -22,7 +22,7 @@ from conftest import FIXTURES, ROOT
 from needs import head_python, missing
 
 ORACLE = ROOT.parent / "shared" / "oracle"
-KERNEL = FIXTURES / "before" / "idiom_tile_ops.py"  # small; both compilers accept its migration, no marker
+KERNEL = FIXTURES / "2026-03" / "before" / "idiom_tile_ops.py"  # small; both compilers accept its migration, no marker
 
 
 def _pip(python: Path, *args: str) -> None:

@@ -43,7 +43,7 @@ def test_pre_commit_hooks_check_then_migrate(tmp_path):
     tool.mkdir()
     repo.mkdir()
     _git_copy_of_this_checkout(tool)
-    shutil.copy(FIXTURES / "before" / "edge_aliases.py", repo / "kernel.py")
+    shutil.copy(FIXTURES / "2026-03" / "before" / "edge_aliases.py", repo / "kernel.py")
     (repo / "plain.py").write_text("x = 1\n")
     subprocess.run([*GIT, "init", "-q"], cwd=repo, check=True)
     subprocess.run([*GIT, "add", "-A"], cwd=repo, check=True)
@@ -52,10 +52,10 @@ def test_pre_commit_hooks_check_then_migrate(tmp_path):
     out = check.stdout + check.stderr
     assert check.returncode == 1 and "pypto-migrate check....." in out and "Failed" in out, out
     assert "kernel.py: would be migrated (5 edits)" in out
-    assert (repo / "kernel.py").read_text() == (FIXTURES / "before" / "edge_aliases.py").read_text()
+    assert (repo / "kernel.py").read_text() == (FIXTURES / "2026-03" / "before" / "edge_aliases.py").read_text()
 
     migrate = _try_repo(tool, repo, home, "pypto-migrate")
     out = migrate.stdout + migrate.stderr
     assert migrate.returncode == 1 and "- hook id: pypto-migrate\n- files were modified by this hook" in out, out
-    assert (repo / "kernel.py").read_text() == (FIXTURES / "after" / "edge_aliases.py").read_text()
+    assert (repo / "kernel.py").read_text() == (FIXTURES / "2026-03" / "after" / "edge_aliases.py").read_text()
     assert (repo / "plain.py").read_text() == "x = 1\n"

@@ -34,7 +34,7 @@ def rms(x, eps):
 
 
 def interpret(name: str, settings: Settings | None = None, api=None):
-    path = FIXTURES / "before" / f"{name}.py"
+    path = FIXTURES / "2026-03" / "before" / f"{name}.py"
     text = path.read_text()
     settings = (settings or Settings()).merged_over(text)
     program = load(str(path), text, settings, Machine(OLD, api, 11))

@@ -36,7 +36,7 @@ def test_decode_back_kernel_3_right_and_acc_by_hand(api):
     # and w_up tiles [K_CHUNK, INTER_CHUNK] BF16 = 16 * 32 * 2 = 1024 B each, the w_down tile
     # [INTER_CHUNK, hidden] BF16 = 32 * 64 * 2 = 4096 B: 6144. Acc: the gate and up results
     # [BATCH_TILE, INTER_CHUNK] FP32 = 256 B each, the down result [BATCH_TILE, hidden] FP32 = 512 B.
-    usage, _ = usage_of(FIXTURES / "after" / "deepseek_v3_2_decode_back.py", api)
+    usage, _ = usage_of(FIXTURES / "2026-03" / "after" / "deepseek_v3_2_decode_back.py", api)
     assert usage["kernel 3", "Right"] == 6144 and usage["kernel 3", "Acc"] == 1024
 
 
@@ -52,15 +52,15 @@ def test_overflow_names_the_tile_and_constants(run_rules):
 
 def test_report_json_records_and_scopes(tmp_path, monkeypatch):
     monkeypatch.chdir(FIXTURES.parent)
-    result = CliRunner().invoke(main, pinned(["report", "--format", "json", "fixtures/after/deepseek_v3_2_decode_front.py"]))
+    result = CliRunner().invoke(main, pinned(["report", "--format", "json", "fixtures/2026-03/after/deepseek_v3_2_decode_front.py"]))
     assert result.exit_code == 0
     records = json.loads(result.stdout)
     assert len(records) == 2 * 5  # two kernels, five spaces each
     assert set(records[0]) == {"file", "line", "function", "region", "space", "bytes", "limit", "tiles"}
     assert {r["region"] for r in records} == {"kernel 1", "kernel 2"}
     assert all(r["bytes"] <= r["limit"] for r in records)
-    text = CliRunner().invoke(main, pinned(["report", "fixtures/after/deepseek_v3_2_decode_front.py"])).stdout
-    source = (FIXTURES / "after" / "deepseek_v3_2_decode_front.py").read_text().splitlines()
+    text = CliRunner().invoke(main, pinned(["report", "fixtures/2026-03/after/deepseek_v3_2_decode_front.py"])).stdout
+    source = (FIXTURES / "2026-03" / "after" / "deepseek_v3_2_decode_front.py").read_text().splitlines()
     scopes = [i + 1 for i, line in enumerate(source) if line.strip() == "with pl.auto_incore():"]
     assert len(scopes) == 2
     assert f"auto_incore at line {scopes[0]}" in text and f"auto_incore at line {scopes[1]}" in text
@@ -77,7 +77,7 @@ def test_edge_capacity_by_hand(api):
     # Mat: x_chunk [16, 512] BF16 = 16384 (a variable, only a matmul operand) + the wq tile 131072.
     # Left: x_chunk moved, 16384. Acc: [16, 128] FP32 = 8192. Vec: the accumulator made, zeroed
     # and accumulated, 8192 each.
-    usage, rep = usage_of(FIXTURES / "before" / "edge_capacity.py", api)
+    usage, rep = usage_of(FIXTURES / "2026-03" / "before" / "edge_capacity.py", api)
     assert [usage["kernel 1", s] for s in ("Vec", "Mat", "Left", "Right", "Acc")] == [24576, 147456, 16384, 131072, 8192]
     (kernel,) = rep.kernels
     assert [u.space for u in kernel.usage if u.over] == ["Right"]

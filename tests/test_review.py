@@ -81,7 +81,7 @@ def test_each_hunk_names_the_rules_of_its_lines():
 
 def test_interactive_cli_writes_only_accepted_hunks(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    source = (FIXTURES / "before" / "deepseek_v3_2_decode_back.py").read_text()
+    source = (FIXTURES / "2026-03" / "before" / "deepseek_v3_2_decode_back.py").read_text()
     (tmp_path / "k.py").write_text(source)
     result = CliRunner().invoke(main, pinned(["run", "--interactive", "k.py"]), input="y\nn\nd\n")
     assert result.exit_code == 0, result.output
@@ -230,7 +230,7 @@ def test_pty_on_a_shipped_fixture_accept_all_gives_the_full_migration(tmp_path):
     import shutil
 
     name = "deepseek_v3_2_decode_back.py"
-    shutil.copy(FIXTURES / "before" / name, tmp_path / name)
+    shutil.copy(FIXTURES / "2026-03" / "before" / name, tmp_path / name)
     child = _spawn(tmp_path, name)
     child.expect(r"hunk 1 of \d+ · PTO001 view-to-slice \(safe\), PTO002 slice-to-load \(safe\), [^\r\n]*"
                  r"PTO013 matmul-accumulation \(flag\)")
@@ -238,4 +238,4 @@ def test_pty_on_a_shipped_fixture_accept_all_gives_the_full_migration(tmp_path):
     child.sendline("a")
     child.expect(r"hunks written; 0 edits left, \d+ need review")
     assert _finish(child) == 0
-    assert (tmp_path / name).read_bytes() == (FIXTURES / "after" / name).read_bytes()
+    assert (tmp_path / name).read_bytes() == (FIXTURES / "2026-03" / "after" / name).read_bytes()

@@ -9,7 +9,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from codemods.check.strict import check_module
 from conftest import FIXTURES
 
-DEEPSEEK = sorted(p.name for p in (FIXTURES / "before").glob("deepseek_v3_2_*.py"))
+DEEPSEEK = sorted(p.name for p in (FIXTURES / "2026-03" / "before").glob("deepseek_v3_2_*.py"))
 KERNELS = DEEPSEEK + ["edge_capacity.py", "edge_regions.py"]
 
 
@@ -22,12 +22,12 @@ def violations(text: str, api) -> list[tuple[int, str]]:
 
 @pytest.mark.parametrize("name", KERNELS)
 def test_migrated_fixtures_obey_the_target_api(name, api):
-    assert violations((FIXTURES / "after" / name).read_text(), api) == []
+    assert violations((FIXTURES / "2026-03" / "after" / name).read_text(), api) == []
 
 
 @pytest.mark.parametrize("name", DEEPSEEK)
 def test_originals_are_rejected_as_the_compiler_would(name, api):
-    messages = [m for _, m in violations((FIXTURES / "before" / name).read_text(), api)]
+    messages = [m for _, m in violations((FIXTURES / "2026-03" / "before" / name).read_text(), api)]
     assert "Unknown tensor operation: view (removed; use pl.slice)" in messages
     # A create_tensor inside a kernel is accepted by the target (ConvertTensorToTileOps lowers it;
     # measured by benchmarks/measure_api.py), so it is no violation.
@@ -38,7 +38,7 @@ def test_originals_are_rejected_as_the_compiler_would(name, api):
 
 def test_the_review_error_after_view_to_slice_only(run_rules, api):
     """After only the rename, the kernel still fails where the review saw it fail."""
-    text = (FIXTURES / "before" / "deepseek_v3_2_decode_front.py").read_text()
+    text = (FIXTURES / "2026-03" / "before" / "deepseek_v3_2_decode_front.py").read_text()
     renamed = run_rules(text, ("PTO001",)).output
     found = violations(renamed, api)
     line = 1 + renamed.splitlines().index("                    inv_rms = pl.rsqrt(pl.add(pl.mul(sq_sum, hidden_inv), EPS))")
@@ -73,7 +73,7 @@ MUTATIONS = [
 
 @pytest.mark.parametrize("what,old,new,expected", MUTATIONS, ids=[m[0] for m in MUTATIONS])
 def test_broken_migrations_are_caught(what, old, new, expected, api):
-    text = (FIXTURES / "after" / "deepseek_v3_2_decode_front.py").read_text()
+    text = (FIXTURES / "2026-03" / "after" / "deepseek_v3_2_decode_front.py").read_text()
     assert old in text, "the mutation must apply"
     if what == "a tile name reused across kernels":
         text = text.replace("scores_2", "scores")

@@ -83,7 +83,7 @@ def test_error_findings_are_errors_not_reviews_in_every_format(tmp_path):
 def mixed(tmp_path):
     """A migration with edits and markers, removed API, a change of markers alone, a file that
     cannot be processed, and one with nothing to do."""
-    shutil.copy2(FIXTURES / "before" / "deepseek_v3_2_decode_back.py", tmp_path / "back.py")
+    shutil.copy2(FIXTURES / "2026-03" / "before" / "deepseek_v3_2_decode_back.py", tmp_path / "back.py")
     (tmp_path / "leftovers.py").write_text(LEFTOVERS)
     (tmp_path / "markers.py").write_text(MARKERS_ONLY)
     (tmp_path / "broken.py").write_text("import pypto.language as pl\ndef f(:\n")

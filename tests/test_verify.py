@@ -14,12 +14,12 @@ from codemods.interp.values import KernelError
 from codemods.interp.verify import EQUIVALENT, MASKED, MISMATCH, verify
 from conftest import FIXTURES, pinned
 
-PROGRAMS = sorted(p.stem for p in (FIXTURES / "before").glob("*.py") if "@pl.program" in p.read_text())
+PROGRAMS = sorted(p.stem for p in (FIXTURES / "2026-03" / "before").glob("*.py") if "@pl.program" in p.read_text())
 
 
 def pair(name: str, migrated: str | None = None):
-    before = FIXTURES / "before" / f"{name}.py"
-    after = FIXTURES / "after" / f"{name}.py"
+    before = FIXTURES / "2026-03" / "before" / f"{name}.py"
+    after = FIXTURES / "2026-03" / "after" / f"{name}.py"
     return (str(before), before.read_text()), (str(after), migrated if migrated is not None else after.read_text())
 
 
@@ -67,16 +67,16 @@ MUTATIONS = {
 @pytest.mark.parametrize("what", sorted(MUTATIONS))
 def test_broken_migrations_are_not_equivalent(what, api):
     name, old, new = MUTATIONS[what]
-    text = (FIXTURES / "after" / f"{name}.py").read_text()
+    text = (FIXTURES / "2026-03" / "after" / f"{name}.py").read_text()
     assert text.count(old) >= 1, "the mutation must apply"
     verdict = verify(*pair(name, text.replace(old, new, 1)), Settings(), api)
     assert verdict.code == MISMATCH, verdict.message
-    assert verdict.message.startswith(("mismatch in `", str(FIXTURES / "after"))), verdict.message
+    assert verdict.message.startswith(("mismatch in `", str(FIXTURES / "2026-03" / "after"))), verdict.message
 
 
 def test_a_kernel_error_names_the_migrated_file_and_line(api):
     name, old, new = MUTATIONS["load offsets and shapes swapped"]
-    text = (FIXTURES / "after" / f"{name}.py").read_text()
+    text = (FIXTURES / "2026-03" / "after" / f"{name}.py").read_text()
     verdict = verify(*pair(name, text.replace(old, new, 1)), Settings(), api)
     line = 1 + text.splitlines().index(next(l for l in text.splitlines() if old in l))
     assert verdict.message == (f"{FIXTURES / 'after' / name}.py:{line}: pl.load of attn_out: shape [0, 0] is empty in "
@@ -103,12 +103,12 @@ FIRST_ERRORS = {  # what the target compiler stops at first in each original
 
 @pytest.mark.parametrize("name", sorted(FIRST_ERRORS))
 def test_strict_profile_rejects_the_originals(name, api):
-    path = FIXTURES / "before" / f"{name}.py"
+    path = FIXTURES / "2026-03" / "before" / f"{name}.py"
     assert strict_error(str(path), path.read_text(), api) == FIRST_ERRORS[name]
 
 
 def test_strict_profile_stops_where_the_review_saw_it_stop(run_rules, api):
-    path = FIXTURES / "before" / "deepseek_v3_2_decode_front.py"
+    path = FIXTURES / "2026-03" / "before" / "deepseek_v3_2_decode_front.py"
     renamed = run_rules(path.read_text(), ("PTO001",)).output
     assert strict_error(str(path), renamed, api) == "The operator tile.rsqrt requires argument to be a TileType, but got TensorType"
 
@@ -122,7 +122,7 @@ def test_reading_memory_never_written_is_a_mismatch(api):
     # A migration that forgets to store half of a row: the original's output there differs
     # from the migration's initial Out values only if nobody wrote it; here the original did.
     name = "edge_regions"
-    text = (FIXTURES / "after" / f"{name}.py").read_text()
+    text = (FIXTURES / "2026-03" / "after" / f"{name}.py").read_text()
     broken = text.replace("out = pl.store(pl.mul(mixed, 0.5), [b0 + r, HALF], out)", "pass")
     verdict = verify(*pair(name, broken), Settings(), api)
     assert verdict.code == MISMATCH and "mismatch in `out`" in verdict.message
@@ -136,19 +136,19 @@ def test_interpreter_leaves_sys_modules_as_it_was(api):
 
 def test_cli_verify_exit_codes(monkeypatch):
     monkeypatch.chdir(FIXTURES.parent)
-    ok = CliRunner().invoke(main, pinned(["verify", "fixtures/before/edge_regions.py", "fixtures/after/edge_regions.py"]))
+    ok = CliRunner().invoke(main, pinned(["verify", "fixtures/2026-03/before/edge_regions.py", "fixtures/2026-03/after/edge_regions.py"]))
     assert ok.exit_code == 0 and ok.stdout.startswith("equivalent: 1 outputs")
-    masked = CliRunner().invoke(main, pinned(["verify", "fixtures/before/deepseek_v3_2_prefill_back.py", "fixtures/after/deepseek_v3_2_prefill_back.py"]))
+    masked = CliRunner().invoke(main, pinned(["verify", "fixtures/2026-03/before/deepseek_v3_2_prefill_back.py", "fixtures/2026-03/after/deepseek_v3_2_prefill_back.py"]))
     assert masked.exit_code == 3 and "masked before" in masked.stdout
-    bad = CliRunner().invoke(main, pinned(["verify", "--set", "NOPE=1", "fixtures/before/edge_regions.py", "fixtures/after/edge_regions.py"]))
+    bad = CliRunner().invoke(main, pinned(["verify", "--set", "NOPE=1", "fixtures/2026-03/before/edge_regions.py", "fixtures/2026-03/after/edge_regions.py"]))
     assert bad.exit_code == 2 and "--set NOPE: no module constant or builder parameter" in bad.stdout  # setup, not a mismatch
-    assert CliRunner().invoke(main, pinned(["verify", "--input", "x=oops", "fixtures/before/edge_regions.py", "fixtures/after/edge_regions.py"])).exit_code == 2
+    assert CliRunner().invoke(main, pinned(["verify", "--input", "x=oops", "fixtures/2026-03/before/edge_regions.py", "fixtures/2026-03/after/edge_regions.py"])).exit_code == 2
 
 
 def test_run_verify_writes_only_proved_files(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     for name in ("deepseek_v3_2_decode_back", "deepseek_v3_2_decode_front"):
-        (tmp_path / f"{name}.py").write_text((FIXTURES / "before" / f"{name}.py").read_text())
+        (tmp_path / f"{name}.py").write_text((FIXTURES / "2026-03" / "before" / f"{name}.py").read_text())
     # Without its input bounds the decode front reads the cache out of bounds: it must not be written.
     front = tmp_path / "deepseek_v3_2_decode_front.py"
     front.write_text(front.read_text().replace("# pypto-migrate: verify --input seq_lens=4:16\n", ""))

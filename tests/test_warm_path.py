@@ -45,7 +45,7 @@ def test_a_warm_check_imports_neither_libcst_nor_rich(tmp_path):
     folder = tmp_path / "project"
     folder.mkdir()
     for name in ("deepseek_v3_2_decode_back.py", "edge_capacity.py", "edge_crlf_bom.py"):
-        shutil.copy(FIXTURES / "before" / name, folder / name)
+        shutil.copy(FIXTURES / "2026-03" / "before" / name, folder / name)
     (folder / "plain.py").write_text("x = 1\n", encoding="utf-8")
     cache = tmp_path / "cache"
 
@@ -64,7 +64,7 @@ def test_a_warm_check_imports_neither_libcst_nor_rich(tmp_path):
 
 def test_a_warm_check_writes_the_lines_a_cold_one_wrote(tmp_path):
     folder = tmp_path / "project"
-    shutil.copytree(FIXTURES / "before", folder)
+    shutil.copytree(FIXTURES / "2026-03" / "before", folder)
     cache = tmp_path / "cache"
     cold, warm = _check(folder, cache), _check(folder, cache)
     assert _problems(cold) == _problems(warm) and "would be migrated" in _problems(warm)

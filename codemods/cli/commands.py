@@ -145,8 +145,9 @@ def _error_line(error: str) -> str:
 @click.option("--poison", type=click.Choice(["garbage", "nan", "zero"]), default="garbage", show_default=True,
               help="What uninitialised memory holds: finite garbage, NaN (shows fragile zero-inits), or zeros "
                    "(for kernels whose results depend on it).")
-@click.option("--target", "verify_target", type=click.Choice(STEPS), default=STEPS[-1] if STEPS else None, show_default=True,
-              help="The pypto version whose meaning MIGRATED is run with (subscripts, `not`, output parameters).")
+@click.option("--target", "verify_target", type=click.Choice(STEPS), default=None,
+              help="The pypto version whose meaning MIGRATED is run with (subscripts, `not`, output parameters); "
+                   "default: the newest version that has every pl name MIGRATED uses.")
 def verify_command(original, migrated, sets, inputs, seed, poison, verify_target) -> None:
     """Run ORIGINAL (old API) and MIGRATED (the --target API) on the same inputs and compare.
 
@@ -168,6 +169,10 @@ def verify_command(original, migrated, sets, inputs, seed, poison, verify_target
         config = find([original, migrated])
     except ConfigError as exc:
         raise Fatal(str(exc))
+    if verify_target is None:
+        from ..migrate.chain import written_for
+
+        verify_target = written_for(texts[1][1])
     verdict = verify(texts[0], texts[1], settings_from(sets, inputs, seed, poison, defaults=config), load_api(None, oldest_step()),
                      verify_target)
     _stdout(verdict.message + "\n")

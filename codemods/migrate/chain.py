@@ -125,6 +125,23 @@ def _past(text: str, table: ApiTable, target: ApiTable) -> bool:
     return not here & there
 
 
+def written_for(text: str, rules_dir=None) -> str:
+    """The newest step whose API has every `pl` name the text uses (a migration to 2026-03
+    still says `pl.auto_incore`, which 2026-08 removed): the meaning to run it with."""
+    names = all_steps(rules_dir)
+    tables = [load_api(rules_dir, name) for name in names]
+    found = _names(forms(text, tables[0].module)) if tables else set()
+    for name, table in zip(reversed(names), reversed(tables)):
+        if not any(_removed(table, key) or (table.namespaces and not table.exists(key) and _known_anywhere(tables, key))
+                   for key in found):
+            return name
+    return names[0]
+
+
+def _known_anywhere(tables: list[ApiTable], key: str) -> bool:
+    return any(_known(t, key) for t in tables)
+
+
 def _removed(table: ApiTable, key: str) -> bool:
     return key in table.ops and table.ops[key].kind == "removed"
 
