@@ -87,7 +87,7 @@ class _Found(Exception):
     pass
 
 
-def shrink(shard: Shard, key: str, seconds: float) -> Kernel | None:
+def shrink(shard: Shard, key: str, seconds: float, text: str = "") -> Kernel | None:
     """The smallest kernel of that failure class hypothesis finds within `seconds` (shrinking
     stops making progress once the time is up), or None if the class did not come back."""
     from .compilers import Compilers
@@ -98,6 +98,8 @@ def shrink(shard: Shard, key: str, seconds: float) -> Kernel | None:
     start = time.monotonic()
 
     def on_kernel(kernel: Kernel) -> None:
+        if not smallest and text and kernel.text != text:
+            return  # the replay up to the kernel that met the class: nothing to judge before it
         if smallest and time.monotonic() - start > seconds:
             return
         if any(v.key() == key for v in judge_all(kernel, compilers)):
@@ -114,8 +116,8 @@ def shrink(shard: Shard, key: str, seconds: float) -> Kernel | None:
 
 
 def _shrink_job(args) -> tuple[str, dict | None]:
-    shard, key, seconds = args
-    found = shrink(Shard(**shard), key, seconds)
+    shard, key, seconds, text = args
+    found = shrink(Shard(**shard), key, seconds, text)
     return key, (None if found is None else {"text": found.text, "era": found.era})
 
 
@@ -148,6 +150,31 @@ def keep_fixture(key: str, text: str, example: dict) -> Path:
                     "category": example["category"], "detail": example["detail"].strip().splitlines()[0][:300]})
     CATALOGUE.write_text(json.dumps(entries, indent=2) + "\n", encoding="utf-8")
     return path
+
+
+def rejudge() -> int:
+    """Judge each kept kernel at its target again: a fixed one leaves the catalogue (its file
+    stays, a regression test), a changed failure gets its new class and message."""
+    from .compilers import Compilers
+    from .harness import judge
+
+    compilers = Compilers()
+    kept = []
+    try:
+        for entry in catalogue():
+            kernel = Kernel(entry["era"], (FIXTURES / entry["file"]).read_text(encoding="utf-8"))
+            verdict = judge(kernel, entry["target"], compilers)
+            if verdict.category in ("accepted", "marked"):
+                print(f"fixed: {entry['file']}")
+                continue
+            entry.update(key=verdict.key(), category=verdict.category,
+                         detail=verdict.detail.strip().splitlines()[0][:300])
+            print(f"{entry['file']}: {entry['key']}")
+            kept.append(entry)
+    finally:
+        compilers.close()
+    CATALOGUE.write_text(json.dumps(kept, indent=2) + "\n", encoding="utf-8")
+    return 0
 
 
 def table_ops() -> set[str]:
@@ -208,7 +235,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shrink", type=int, default=8, help="new failure classes to shrink and keep (0: none)")
     ap.add_argument("--shrink-seconds", type=float, default=120.0)
     ap.add_argument("--show", action="store_true", help="print one example of each failure class")
+    ap.add_argument("--rejudge", action="store_true",
+                    help="judge every kept kernel again and rewrite the catalogue (drop the ones now right)")
     a = ap.parse_args(argv)
+    if a.rejudge:
+        return rejudge()
     eras = tuple(e for e in a.eras.split(",") if e)
     started = time.monotonic()
     shards = shards_for(a.n, a.seed, a.jobs, eras)
@@ -230,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
                 print("      " + first_seen[key][1]["text"].replace("\n", "\n      "))
     new = [k for k, _ in keys.most_common() if k not in known][: a.shrink]
     if new:
-        jobs = [(first_seen[k][0], k, a.shrink_seconds) for k in new]
+        jobs = [(first_seen[k][0], k, a.shrink_seconds, first_seen[k][1]["text"]) for k in new]
         with ctx.Pool(a.jobs) as pool:
             for key, found in pool.imap_unordered(_shrink_job, jobs):
                 example = first_seen[key][1]

@@ -31,6 +31,7 @@ TARGETS_OF = {"feb": ("2026-03", "2026-08"), "mar": ("2026-03", "2026-08"), "spr
 SOURCE_COMPILER = {"feb": None, "mar": "2026-03", "spring": "2026-05-26"}
 
 FLOATS = ("FP32", "FP16", "BF16")
+WIDE = (256, 2048, 16384)  # [TILE, WIDE] FP32: 4-16 KB, 32-128 KB, 256-1024 KB against Vec's 192 KB
 CAST_THROUGH = ("BF16", "FP16", "INT32", "INT8", "FP32")
 VEC = "pl.MemorySpace.Vec"
 MAT = "pl.MemorySpace.Mat"
@@ -89,6 +90,8 @@ def feb_kernel(draw) -> Kernel:
     wdt = draw(st.sampled_from(("BF16", "FP16")))
     runtime_rows = draw(st.booleans())
     idioms: list[str] = []
+    helpers: set[str] = set()
+    wide: list[int] = []
     rows = "rows" if runtime_rows else "ROWS"
     body = Lines(16)
     names = ["v0"]
@@ -107,7 +110,8 @@ def feb_kernel(draw) -> Kernel:
     steps = draw(st.integers(1, 6))
     for _ in range(steps):
         kind = draw(st.sampled_from(["binary", "scalar", "unary", "rowred", "colexp", "matmul", "cast", "read",
-                                     "pieces", "window", "carried", "branch", "rebind", "masked"]))
+                                     "pieces", "window", "carried", "branch", "rebind", "masked", "reshape",
+                                     "namespaced", "helper", "wide"]))
         idioms.append(kind)
         a, b2 = pick(), pick()
         v = new()
@@ -182,6 +186,20 @@ def feb_kernel(draw) -> Kernel:
         elif kind == "rebind":  # a name re-bound with another dtype, then back
             body.add(f"{v} = pl.cast({a}, target_type=pl.BF16)")
             body.add(f"{v} = pl.cast({v}, target_type=pl.FP32)")
+        elif kind == "reshape":
+            body.add(f"s{v} = pl.reshape({a}, [TILE * 2, COLS // 2])")
+            body.add(f"{v} = pl.reshape(pl.mul(s{v}, 2.0), [TILE, COLS])")
+        elif kind == "namespaced":
+            op = draw(st.sampled_from(["add", "sub", "mul", "maximum"]))
+            body.add(f"{v} = pl.tensor.{op}({a}, {b2})")
+        elif kind == "helper":
+            helpers.add(_helper("Tensor"))
+            body.add(f"{v} = scale_shift({a})")
+        elif kind == "wide":  # a row statistic of a wide input: from a few KB up to over Vec's 192 KB
+            wide.append(draw(st.sampled_from(WIDE)))
+            idioms[-1] = f"wide_{wide[0]}"
+            body.add(f"w{v} = pl.view(xw, [TILE, WIDE], [b, 0])")
+            body.add(f"{v} = pl.row_expand_add({a}, pl.row_max(w{v}))")
         else:  # masked: a window whose valid columns are a constant half
             body.add(f"m{v} = pl.view(x, [TILE, COLS], [b, 0], valid_shape=[TILE, COLS // 2])")
             cast = f"pl.cast(m{v}, target_type=pl.FP32)" if xdt != "FP32" else f"m{v}"
@@ -191,6 +209,8 @@ def feb_kernel(draw) -> Kernel:
     if not any(line.lstrip().startswith("side = ") for line in body.out):
         body.add("side = pl.assemble(side, pl.neg(v0), [b, 0])")
     body.add(f"out = pl.assemble(out, {names[-1]}, [b, 0])")
+    if wide:
+        s["WIDE"] = wide[0]
     head = _module(s, "feb")
     params = (f"        self,\n"
               f"        x: pl.Tensor[[{rows}, COLS], pl.{xdt}],\n"
@@ -200,12 +220,21 @@ def feb_kernel(draw) -> Kernel:
               f"        gamma: pl.Tensor[[1, COLS], pl.FP32],\n"
               f"        lens: pl.Tensor[[{rows}, 1], pl.INT32],\n"
               f"        out: pl.Out[pl.Tensor[[{rows}, COLS], pl.FP32]],\n"
-              f"        side: pl.Out[pl.Tensor[[{rows}, COLS], pl.FP32]],\n")
+              f"        side: pl.Out[pl.Tensor[[{rows}, COLS], pl.FP32]],\n"
+              + (f"        xw: pl.Tensor[[{rows}, WIDE], pl.FP32],\n" if wide else ""))
     function = (f"    @pl.function\n    def main(\n{params}    ) -> pl.Tensor[[{rows}, COLS], pl.FP32]:\n"
                 f"        with pl.auto_incore():\n"
                 f"            for b in pl.parallel(0, {rows}, TILE, chunk=1):\n")
-    text = head + _program(function + body.text() + "        return out\n", runtime_rows, "Feb")
+    text = head + "".join(sorted(helpers)) + _program(function + body.text() + "        return out\n", runtime_rows, "Feb")
     return Kernel("feb", _verify_line(text), idioms)
+
+
+def _helper(kind: str) -> str:
+    """An `@pl.inline` helper of the module, on a [TILE, COLS] FP32 value of that kind."""
+    ann = f"pl.{kind}[[TILE, COLS], pl.FP32]"
+    return (f"@pl.inline\ndef scale_shift(t: {ann}) -> {ann}:\n"
+            f"    r: {ann} = pl.add(pl.mul(t, 0.5), 1.0)\n"
+            f"    return r\n\n\n")
 
 
 def _module(s: dict, era: str) -> str:
@@ -239,6 +268,8 @@ def mar_kernel(draw) -> Kernel:
     wdt = draw(st.sampled_from(("BF16", "FP16")))
     shape = draw(st.sampled_from(["functions", "auto_incore", "incore"]))
     idioms = [shape]
+    helpers: set[str] = set()
+    wide: list[int] = []
     body = Lines(8 if shape == "functions" else 16)
     row0 = "0" if shape == "functions" else "b"
     names = ["v0"]
@@ -252,7 +283,8 @@ def mar_kernel(draw) -> Kernel:
     steps = draw(st.integers(1, 6))
     for _ in range(steps):
         kind = draw(st.sampled_from(["binary", "scalar", "unary", "rowred", "colexp", "matmul", "cast", "carried",
-                                     "branch", "tilens", "rebind"]))
+                                     "branch", "tilens", "rebind", "reshape", "full", "tileread", "namespaced",
+                                     "helper", "wide"]))
         idioms.append(kind)
         a, b2 = pick(), pick()
         v = f"v{counter[0]}"
@@ -345,6 +377,29 @@ def mar_kernel(draw) -> Kernel:
             body.add(f"{v} = pl.add({a}, 1.0)", 4)
             body.add("else:")
             body.add(f"{v} = pl.sub({a}, 1.0)", 4)
+        elif kind == "reshape":
+            body.add(f"s{v} = pl.reshape({a}, [TILE * 2, COLS // 2])")
+            body.add(f"m{v} = pl.mul(s{v}, 2.0)")
+            body.add(f"{v} = pl.reshape(m{v}, [TILE, COLS])")
+        elif kind == "full":
+            body.add(f"f{v} = pl.tile.full([TILE, COLS], dtype=pl.FP32, value=0.5)")
+            body.add(f"{v} = pl.add({a}, f{v})")
+        elif kind == "tileread":
+            body.add(f"s{v} = pl.tile.read({a}, [0, 0])")
+            body.add(f"{v} = pl.mul({b2}, s{v})")
+        elif kind == "namespaced":
+            op = draw(st.sampled_from(["add", "sub", "mul", "maximum", "minimum"]))
+            body.add(f"{v} = pl.tile.{op}({a}, {b2})")
+        elif kind == "helper":
+            helpers.add(_helper("Tile"))
+            body.add(f"{v} = scale_shift({a})")
+        elif kind == "wide":
+            wide.append(draw(st.sampled_from(WIDE)))
+            idioms[-1] = f"wide_{wide[0]}"
+            body.add(f"w{v} = pl.load(xw, [{row0}, 0], [TILE, WIDE], target_memory={VEC})")
+            body.add(f"t{v} = pl.create_tile([TILE, WIDE], dtype=pl.FP32, target_memory={VEC})")
+            body.add(f"r{v} = pl.row_max(w{v}, t{v})")
+            body.add(f"{v} = pl.row_expand_add({a}, r{v})")
         else:  # rebind: a name re-bound with another dtype
             body.add(f"{v} = pl.cast({a}, target_type=pl.BF16)")
             body.add(f"{v} = pl.cast({v}, target_type=pl.FP32)")
@@ -352,8 +407,10 @@ def mar_kernel(draw) -> Kernel:
     body.add(f"out = pl.store({names[-1]}, [{row0}, 0], out)")
     params = (f"x: pl.Tensor[[ROWS, COLS], pl.{xdt}], xb: pl.Tensor[[ROWS, COLS], pl.{wdt}], "
               f"x32: pl.Tensor[[ROWS, COLS], pl.FP32], w: pl.Tensor[[COLS, COLS], pl.{wdt}], "
-              f"gamma: pl.Tensor[[1, COLS], pl.FP32]")
-    args = "x, xb, x32, w, gamma"
+              f"gamma: pl.Tensor[[1, COLS], pl.FP32]" + (", xw: pl.Tensor[[ROWS, WIDE], pl.FP32]" if wide else ""))
+    args = "x, xb, x32, w, gamma" + (", xw" if wide else "")
+    if wide:
+        s["WIDE"] = wide[0]
     ret = "pl.Tensor[[ROWS, COLS], pl.FP32]"
     if shape == "functions":
         sig_out = "out: pl.Out[pl.Tensor[[TILE, COLS], pl.FP32]]"
@@ -366,7 +423,7 @@ def mar_kernel(draw) -> Kernel:
                 f"        for b in pl.range(0, ROWS, TILE):\n"
                 f"            xs = pl.slice(x, [TILE, COLS], [b, 0])\n"
                 f"            os = pl.slice(out, [TILE, COLS], [b, 0])\n"
-                f"            os = self.kernel(xs, xb, x32, w, gamma, os)\n"
+                f"            os = self.kernel({args.replace('x, ', 'xs, ', 1)}, os)\n"
                 f"            out = pl.assemble(out, os, [b, 0])\n"
                 f"        return out\n")
         functions = kernel + orch
@@ -378,7 +435,7 @@ def mar_kernel(draw) -> Kernel:
         functions = (f"    @pl.function\n    def main(self, {params}, out: pl.Out[{ret}]) -> {ret}:\n"
                      f"        for b in pl.range(0, ROWS, TILE):\n"
                      f"            with pl.incore():\n" + body.text() + "        return out\n")
-    text = _module(s, "mar") + _program(functions, False, "Mar")
+    text = _module(s, "mar") + "".join(sorted(helpers)) + _program(functions, False, "Mar")
     return Kernel("mar", text, idioms)
 
 
