@@ -101,14 +101,18 @@ def shrink(shard: Shard, key: str, seconds: float, text: str = "") -> Kernel | N
         if not smallest and text and kernel.text != text:
             return  # the replay up to the kernel that met the class: nothing to judge before it
         if smallest and time.monotonic() - start > seconds:
+            # time is up: only the smallest found so far still fails, so hypothesis ends on it
+            if kernel.text == smallest[-1].text:
+                raise _Found(key)
             return
         if any(v.key() == key for v in judge_all(kernel, compilers)):
-            smallest.append(kernel)
+            if not smallest or len(kernel.text) <= len(smallest[-1].text):
+                smallest.append(kernel)
             raise _Found(key)
 
     try:
         _hypothesis_run(shard, on_kernel, shrink=True)
-    except _Found:
+    except Exception:  # noqa: BLE001 - _Found, or hypothesis's report of it (flaky, grouped)
         pass
     finally:
         compilers.close()

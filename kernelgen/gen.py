@@ -454,6 +454,8 @@ def spring_kernel(draw) -> Kernel:
     idioms = [scope] + (["subscripts"] if subscripts else []) + (["plain_out"] if plain_out else [])
     body = Lines(16)
     names = ["v0"]
+    pre: list[str] = []
+    side: list[str] = []
 
     def window(t: str, rows: str, cols: str, r0: str, c0: str) -> str:
         if subscripts:
@@ -469,7 +471,8 @@ def spring_kernel(draw) -> Kernel:
 
     steps = draw(st.integers(1, 6))
     for _ in range(steps):
-        kind = draw(st.sampled_from(["binary", "scalar", "unary", "rowred", "colexp", "matmul", "cast", "branch"]))
+        kind = draw(st.sampled_from(["binary", "scalar", "unary", "rowred", "colexp", "matmul", "cast", "branch",
+                                     "scalarread", "tilecode"]))
         idioms.append(kind)
         a, b2 = pick(), pick()
         v = f"v{counter[0]}"
@@ -519,24 +522,39 @@ def spring_kernel(draw) -> Kernel:
             body.add(f"{v} = pl.add({a}, 1.0)", 4)
             body.add("else:")
             body.add(f"{v} = pl.sub({a}, 1.0)", 4)
+        elif kind == "scalarread" and scope == "incore":  # a scalar read in orchestration, used in the kernel
+            pre.append(f"n{v} = pl.tensor.read(lens, [b, 0])")
+            body.add(f"{v} = pl.mul({a}, n{v})")
+        elif kind == "tilecode" and not side:  # tile code beside the tensor code, with a valid region
+            side.append(v)
+            idioms[-1] = "tilecode"
+            body.add(f"t{v} = pl.load(x32, [b, 0], [TILE, COLS], valid_shapes=[TILE, COLS])")
+            body.add(f"m{v} = pl.maximum(t{v}, 0.5)")
+            body.add(f"s{v} = pl.create_tile([TILE, COLS], dtype=pl.FP32, target_memory={VEC})")
+            body.add(f"r{v} = pl.row_sum(m{v}, s{v})")
+            body.add(f"side = pl.store(pl.row_expand_sub(m{v}, r{v}), [b, 0], side)")
+            body.add(f"{v} = pl.mul({a}, 1.0)")
         else:
-            body.add(f"{v} = pl.cast({a}, target_type=pl.BF16)")
-            body.add(f"{v} = pl.cast({v}, target_type=pl.FP32)")
+            idioms[-1] = "scalar"
+            body.add(f"{v} = pl.mul({a}, 2.0)")
         names.append(v)
     body.add(f"out = pl.assemble(out, {names[-1]}, [b, 0])")
     ret = "pl.Tensor[[ROWS, COLS], pl.FP32]"
     out_ann = ret if plain_out else f"pl.Out[{ret}]"
     params = (f"x: pl.Tensor[[ROWS, COLS], pl.{xdt}], w: pl.Tensor[[COLS, COLS], pl.{wdt}], "
-              f"wt: pl.Tensor[[COLS, COLS], pl.{wdt}], gamma: pl.Tensor[[1, COLS], pl.FP32], out: {out_ann}")
+              f"wt: pl.Tensor[[COLS, COLS], pl.{wdt}], gamma: pl.Tensor[[1, COLS], pl.FP32], out: {out_ann}"
+              + (", lens: pl.Tensor[[ROWS, 1], pl.INT32]" if pre else "")
+              + (f", x32: pl.Tensor[[ROWS, COLS], pl.FP32], side: {out_ann.replace('out', 'side')}" if side else ""))
     if scope == "incore":
         head = ("        for b in pl.range(0, ROWS, TILE):\n"
-                "            with pl.incore():\n")
+                + "".join(f"            {line}\n" for line in pre)
+                + "            with pl.incore():\n")
     else:
         head = ("        with pl.auto_incore():\n"
                 "            for b in pl.parallel(0, ROWS, TILE, chunk=1):\n")
     functions = (f"    @pl.function(type=pl.FunctionType.Opaque)\n    def main(self, {params}) -> {ret}:\n"
                  + head + body.text() + "        return out\n")
-    text = _module(s, "spring") + _program(functions, False, "Spring")
+    text = _verify_line(_module(s, "spring") + _program(functions, False, "Spring"))
     return Kernel("spring", text, idioms)
 
 

@@ -51,6 +51,7 @@ def blur(message: str) -> str:
     first = re.sub(r"'[A-Za-z_][A-Za-z0-9_]*'", "'NAME'", first)
     first = re.sub(r"`[^`]*`", "`X`", first)
     first = re.sub(r"np\.\w+\([^)]*\)", "VALUE", first)
+    first = re.sub(r"\b(tensor|tile)\.[a-z_]+", r"\1.OP", first)
     first = re.sub(r"-?\b\d+(\.\d+)?(e-?\d+)?\b", "N", first)
     first = re.sub(r"\bv\d+\w*|\b(acc|first|nxt|lhs|rhs|c|n|r|g|h|q|m|p|t|d)v\d+\w*", "NAME", first)
     return first[:160]
