@@ -456,6 +456,7 @@ def spring_kernel(draw) -> Kernel:
     names = ["v0"]
     pre: list[str] = []
     side: list[str] = []
+    cube: list[str] = []
 
     def window(t: str, rows: str, cols: str, r0: str, c0: str) -> str:
         if subscripts:
@@ -472,7 +473,7 @@ def spring_kernel(draw) -> Kernel:
     steps = draw(st.integers(1, 6))
     for _ in range(steps):
         kind = draw(st.sampled_from(["binary", "scalar", "unary", "rowred", "colexp", "matmul", "cast", "branch",
-                                     "scalarread", "tilecode"]))
+                                     "scalarread", "tilecode", "cube"]))
         idioms.append(kind)
         a, b2 = pick(), pick()
         v = f"v{counter[0]}"
@@ -534,6 +535,17 @@ def spring_kernel(draw) -> Kernel:
             body.add(f"r{v} = pl.row_sum(m{v}, s{v})")
             body.add(f"side = pl.store(pl.row_expand_sub(m{v}, r{v}), [b, 0], side)")
             body.add(f"{v} = pl.mul({a}, 1.0)")
+        elif kind == "cube" and not cube:  # a tile matmul through Mat, Left/Right and Acc, M = TILE rows
+            cube.append(v)
+            kdim = draw(st.sampled_from(["K", "COLS"]))
+            idioms[-1] = f"cube_{kdim}"
+            body.add(f"lm{v} = pl.load(xb, [b, 0], [TILE, {kdim}], target_memory={MAT})")
+            body.add(f"lt{v} = pl.move(lm{v}, target_memory=pl.MemorySpace.Left)")
+            body.add(f"wm{v} = pl.load(w, [0, 0], [{kdim}, COLS], target_memory={MAT})")
+            body.add(f"wr{v} = pl.move(wm{v}, target_memory=pl.MemorySpace.Right)")
+            body.add(f"p{v} = pl.matmul(lt{v}, wr{v})")
+            body.add(f"proj = pl.store(pl.move(p{v}, target_memory={VEC}), [b, 0], proj)")
+            body.add(f"{v} = pl.add({a}, 0.5)")
         else:
             idioms[-1] = "scalar"
             body.add(f"{v} = pl.mul({a}, 2.0)")
@@ -544,7 +556,8 @@ def spring_kernel(draw) -> Kernel:
     params = (f"x: pl.Tensor[[ROWS, COLS], pl.{xdt}], w: pl.Tensor[[COLS, COLS], pl.{wdt}], "
               f"wt: pl.Tensor[[COLS, COLS], pl.{wdt}], gamma: pl.Tensor[[1, COLS], pl.FP32], out: {out_ann}"
               + (", lens: pl.Tensor[[ROWS, 1], pl.INT32]" if pre else "")
-              + (f", x32: pl.Tensor[[ROWS, COLS], pl.FP32], side: {out_ann.replace('out', 'side')}" if side else ""))
+              + (f", x32: pl.Tensor[[ROWS, COLS], pl.FP32], side: {out_ann}" if side else "")
+              + (f", xb: pl.Tensor[[ROWS, COLS], pl.{wdt}], proj: {out_ann}" if cube else ""))
     if scope == "incore":
         head = ("        for b in pl.range(0, ROWS, TILE):\n"
                 + "".join(f"            {line}\n" for line in pre)
