@@ -41,6 +41,7 @@ class Shard:
     era: str
     n: int
     seed: int
+    exclude: tuple[str, ...] = ()  # idioms left out (to see what failures they hide)
 
 
 def _hypothesis_run(shard: Shard, on_kernel, shrink: bool):
@@ -50,10 +51,14 @@ def _hypothesis_run(shard: Shard, on_kernel, shrink: bool):
 
     phases = [Phase.generate, Phase.shrink] if shrink else [Phase.generate]
 
+    strategy = kernels(shard.era)
+    if shard.exclude:
+        strategy = strategy.filter(lambda k: not any(i.startswith(shard.exclude) for i in k.idioms))
+
     @seed(shard.seed)
     @settings(max_examples=shard.n, database=None, phases=phases, deadline=None,
               suppress_health_check=list(HealthCheck), report_multiple_bugs=False)
-    @given(kernels(shard.era))
+    @given(strategy)
     def run(kernel: Kernel) -> None:
         on_kernel(kernel)
 
@@ -218,7 +223,7 @@ def summary(results: list[dict], total_ops: set[str]) -> tuple[list[str], Counte
     return lines, keys
 
 
-def shards_for(n: int, seed: int, jobs: int, eras: tuple[str, ...]) -> list[Shard]:
+def shards_for(n: int, seed: int, jobs: int, eras: tuple[str, ...], exclude: tuple[str, ...] = ()) -> list[Shard]:
     shards = []
     for i, era in enumerate(eras):
         share = n // len(eras) + (1 if i < n % len(eras) else 0)
@@ -226,7 +231,7 @@ def shards_for(n: int, seed: int, jobs: int, eras: tuple[str, ...]) -> list[Shar
         for j in range(parts):
             size = share // parts + (1 if j < share % parts else 0)
             if size:
-                shards.append(Shard(era, size, seed * 1000 + i * 10 + j))
+                shards.append(Shard(era, size, seed * 1000 + i * 10 + j, exclude))
     return shards
 
 
@@ -239,6 +244,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shrink", type=int, default=8, help="new failure classes to shrink and keep (0: none)")
     ap.add_argument("--shrink-seconds", type=float, default=120.0)
     ap.add_argument("--show", action="store_true", help="print one example of each failure class")
+    ap.add_argument("--exclude", default="", help="idioms to leave out, comma-separated (e.g. namespaced,helper): "
+                                                  "what failures do the frequent ones hide?")
     ap.add_argument("--rejudge", action="store_true",
                     help="judge every kept kernel again and rewrite the catalogue (drop the ones now right)")
     a = ap.parse_args(argv)
@@ -246,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
         return rejudge()
     eras = tuple(e for e in a.eras.split(",") if e)
     started = time.monotonic()
-    shards = shards_for(a.n, a.seed, a.jobs, eras)
+    shards = shards_for(a.n, a.seed, a.jobs, eras, tuple(x for x in a.exclude.split(",") if x))
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(a.jobs) as pool:
         results = pool.map(run_shard, shards, chunksize=1)
