@@ -280,6 +280,9 @@ def mar_kernel(draw) -> Kernel:
     def pick():
         return draw(st.sampled_from(names))
 
+    def ns():
+        return draw(st.sampled_from(["pl.", "pl.tile."]))
+
     steps = draw(st.integers(1, 6))
     for _ in range(steps):
         kind = draw(st.sampled_from(["binary", "scalar", "unary", "rowred", "colexp", "matmul", "cast", "carried",
@@ -295,7 +298,7 @@ def mar_kernel(draw) -> Kernel:
                 body.add(f"d{v} = {_positive(b2)}")
                 body.add(f"{v} = pl.div({a}, d{v})")
             else:
-                body.add(f"{v} = pl.{op}({a}, {b2})")
+                body.add(f"{v} = {ns()}{op}({a}, {b2})")
         elif kind == "scalar":
             op = draw(st.sampled_from(["add", "sub", "mul", "div"]))
             body.add(f"{v} = pl.{op}({a}, {draw(st.sampled_from(['0.5', '2.0', '-1.0', '3.0']))})")
@@ -306,11 +309,11 @@ def mar_kernel(draw) -> Kernel:
             op = draw(st.sampled_from(["exp", "neg", "rsqrt", "recip", "sqrt", "log", "abs", "relu"]))
             if op in ("rsqrt", "recip", "sqrt", "log"):
                 body.add(f"p{v} = {_positive(a)}")
-                body.add(f"{v} = pl.{op}(p{v})")
+                body.add(f"{v} = {ns()}{op}(p{v})")
             elif op == "exp":
-                body.add(f"{v} = pl.exp(pl.mul({a}, 0.125))")
+                body.add(f"{v} = {ns()}exp(pl.mul({a}, 0.125))")
             else:
-                body.add(f"{v} = pl.{op}({a})")
+                body.add(f"{v} = {ns()}{op}({a})")
         elif kind == "rowred":
             red = draw(st.sampled_from(["row_sum", "row_max", "row_min"]))
             exp = draw(st.sampled_from(["row_expand_sub", "row_expand_add", "row_expand_mul", "row_expand_div"]))
@@ -319,8 +322,8 @@ def mar_kernel(draw) -> Kernel:
                 body.add(f"q{v} = {_positive(b2)}")
                 src = f"q{v}"
             body.add(f"t{v} = pl.create_tile([TILE, COLS], dtype=pl.FP32, target_memory={VEC})")
-            body.add(f"r{v} = pl.{red}({src}, t{v})")
-            body.add(f"{v} = pl.{exp}({a}, r{v})")
+            body.add(f"r{v} = {ns()}{red}({src}, t{v})")
+            body.add(f"{v} = {ns()}{exp}({a}, r{v})")
         elif kind == "colexp":
             op = draw(st.sampled_from(["col_expand_mul", "col_expand_sub", "col_expand_div"]))
             body.add(f"g{v} = pl.load(gamma, [0, 0], [1, COLS], target_memory={VEC})")
@@ -328,7 +331,7 @@ def mar_kernel(draw) -> Kernel:
                 body.add(f"h{v} = {_positive(f'g{v}')}")
                 body.add(f"{v} = pl.col_expand_div({a}, h{v})")
             else:
-                body.add(f"{v} = pl.{op}({a}, g{v})")
+                body.add(f"{v} = {ns()}{op}({a}, g{v})")
         elif kind == "matmul":
             acc_kind = draw(st.sampled_from(["vec", "matmul_acc"]))
             idioms[-1] = f"matmul_{acc_kind}"
