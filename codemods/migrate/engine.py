@@ -25,6 +25,7 @@ from ..syntax.rewrite import rewrite
 from ..check.results import Edit, EngineError, Result, SourceError
 from ..rulebook.loading import ApiTable, Rule
 from ..syntax.traversal import STATEMENT_TYPES, ancestors, made_from
+from . import stages
 from .context import Context
 from .parsing import check_python, parse, reason
 from .statement_edits import Preparsed, prepend_statements, with_markers
@@ -272,6 +273,7 @@ def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: froze
         # no rule has anything to do. Still a file that is not Python is reported.
         check_python(body)
         return Result(text, text)
+    stages.stage("parsing")
     module = parse(body)
     done = _phases(module, body, rules, api)
     checked: tuple[str, cst.Module] | None = None  # the output and its tree, where the loop below checked it
@@ -285,6 +287,7 @@ def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: froze
         again_module = _output_tree(done)
         if again_module is None:
             break  # said below, as the engine error it is
+        stages.stage("checking")
         if not rejects_any(again_module, api):
             checked = (done.output, again_module)
             break
@@ -316,6 +319,7 @@ def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: froze
         restored = restore_untouched(body, roundtrip, output)
         if restored != output:
             output, out_module = restored, parse(restored, "output")
+    stages.stage("checking")
     findings, reviewed = scan(out_module, output, api, known_ids, strict)
     return Result(text, bom + output, done.edits, findings, reviewed, done.kernels, done.over_budget)
 
@@ -356,7 +360,8 @@ def _phases(module: cst.Module, body: str, rules: tuple[Rule, ...], api: ApiTabl
     plan = None
     phases = sorted({r.phase for r in rules})
     printed_tree: Printed | None = None  # `tree` printed whole by the phase before, when it was
-    for phase in phases:
+    for n, phase in enumerate(phases, 1):
+        stages.stage(f"rewriting, pass {n} of {len(phases)}")
         # The planner takes the words of the tree's code; for the input those of the file
         # itself (LibCST's round trip can lose whitespace, never a word).
         dispatcher = _Dispatcher(tree, tuple(r for r in rules if r.phase == phase), api, text_of_tree or body)
@@ -368,6 +373,7 @@ def _phases(module: cst.Module, body: str, rules: tuple[Rule, ...], api: ApiTabl
         # itself, is the round trip); the previous phase's output, printed whole, is that input.
         nodes = [node for _, node in dispatcher.touched]
         unprinted = [node for node, (was, _) in zip(nodes, dispatcher._texts) if was is None]
+        stages.stage(f"printing, pass {n} of {len(phases)}")
         if printed_tree is None or printed_tree.module is not tree:
             printed_tree = Printed(tree)
         before, where, printed = printed_tree.code, printed_tree.starts(nodes), printed_tree.texts(unprinted)

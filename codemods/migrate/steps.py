@@ -24,6 +24,7 @@ from typing import NamedTuple
 from ..check.results import Finding, Result
 from ..rulebook.loading import ApiTable, Rule, load_api, steps as all_steps
 from ..text.long_diff import line_opcodes
+from . import stages
 
 
 class Step(NamedTuple):
@@ -162,12 +163,14 @@ def migrate_steps(text: str, steps: list[Step], known_ids: frozenset[str], stric
     where a later step left the line as it was: a later step's rules may have rewritten it."""
     if len(steps) == 1:
         step = steps[0]
+        stages.step(step.name)
         return migrate(text, step.rules, step.api, known_ids, strict=strict)
     from ..model.outputs import NO_RETURN  # here: a warm run imports this module, and LibCST with it never
 
     results: list[Result] = []
     current = text
     for step in steps:
+        stages.step(step.name)
         result = migrate(current, step.rules, step.api, known_ids, strict=strict)
         results.append(result)
         current = result.output

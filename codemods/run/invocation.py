@@ -31,8 +31,8 @@ def outcomes(paths, job: Job, jobs: int, config: Config, force_exclude: bool, ui
     files = filter_excluded(discover(list(paths), skipped), list(paths), config, force_exclude)
     for line in skipped:  # symlink loops, pipes, devices: named, never opened
         ui.problem(line)
-    with ui.progress(len(files)) as tick:
-        return files, run(files, job, jobs, tick)
+    with ui.progress(files) as (done, stage):
+        return files, run(files, job, jobs, done, stage)
 
 
 def _stdin_outcomes(job: Job, config: Config, force_exclude: bool, name: str | None) -> list[Outcome]:
