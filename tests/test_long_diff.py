@@ -73,3 +73,21 @@ def test_a_long_repetitive_file_is_diffed_through_the_anchors_as_small_edits():
         f"@@ -7499,7 +7499,7 @@\n {view}     return x\n def f1500(t):\n-{view}+    x = pl.slice(t, [4], [0])\n"
         f" {view} {view}     return x\n"
     )
+
+
+@settings(max_examples=200, deadline=None)
+@given(TEXT, TEXT)
+def test_line_maps_are_difflibs_where_its_search_is_cheap(before, after):
+    a, b = lines_of(before), lines_of(after)
+    assert long_diff.line_opcodes(a, b) == difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+
+
+def test_copies_that_repeat_their_names_too_are_matched_copy_by_copy():
+    block = ["def f(t):\n", "    x = pl.view(t, [4], [0])\n", "    y = pl.add(x, x)\n", "    return y\n", "\n"]
+    a = block * 2000
+    b = list(a)
+    b[5 * 1234 + 1] = "    x = pl.slice(t, [4], [0])\n"
+    assert long_diff.equal_pairs(a, b, autojunk=False) > long_diff.PAIRS  # difflib's search would be quadratic
+    assert long_diff.line_opcodes(a, b) == [
+        ("equal", 0, 6171, 0, 6171), ("replace", 6171, 6172, 6171, 6172), ("equal", 6172, 10000, 6172, 10000),
+    ]

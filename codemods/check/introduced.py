@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import difflib
 import re
 import symtable
 
@@ -36,6 +35,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
 
 from ..syntax.positions import starts
 from ..text.diffs import lines_of
+from ..text.long_diff import line_opcodes
 from .findings import Finding, _removed_references, strict_findings
 from .strict import check_module
 from ..rulebook.loading import ApiTable
@@ -151,8 +151,7 @@ def _line_map(source: str, output: str) -> tuple[dict[int, int], dict[int, int],
     """Output line -> input line where unchanged; output line -> first input line of its change;
     output line -> the input lines its change replaced (none for an insertion)."""
     same, changed, replaced = {}, {}, {}
-    matcher = difflib.SequenceMatcher(None, lines_of(source), lines_of(output), autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in line_opcodes(lines_of(source), lines_of(output)):
         for k in range(j2 - j1):
             if tag == "equal":
                 same[j1 + k + 1] = i1 + k + 1

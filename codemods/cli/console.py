@@ -22,6 +22,7 @@ from ..text.diffs import lines_of
 
 COLORS = ("auto", "always", "never")
 PROGRESS_MIN_FILES = 10  # fewer files finish before a bar would be worth drawing
+LONG_FILE = 100_000  # bytes of one file whose migration takes a second or more: a bar is worth it
 PLAIN_WIDTH = 200  # off a terminal: what rich's tables fit in (and lines are never wrapped)
 
 
@@ -123,19 +124,37 @@ class Ui:
         write_stdout(colored_diff(text) if self.color_out else text)
 
     @contextmanager
-    def progress(self, total: int):
-        """A bar on stderr while `total` files are processed; only on a terminal, never in a log."""
-        if self.quiet or total < PROGRESS_MIN_FILES or not _isatty(sys.stderr):
-            yield lambda outcome: None
+    def progress(self, files: list):
+        """A bar on stderr while `files` are processed, for many files or for one long enough to
+        take a while, then with the file and the stage it is at; only on a terminal, never in
+        a log. Yields what to call as each file is done and as a stage starts (None: no bar)."""
+        if self.quiet or not _isatty(sys.stderr) or (len(files) < PROGRESS_MIN_FILES and not _long(files)):
+            yield (lambda outcome: None), None
             return
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         bar_console = Console(file=sys.stderr, markup=False, highlight=False, emoji=False)
-        columns = (TextColumn("pypto-migrate", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+        columns = (TextColumn("pypto-migrate", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   TextColumn("{task.fields[now]}", markup=False))
         with Progress(*columns, console=bar_console, transient=True) as bar:
-            task = bar.add_task("files", total=total)
-            yield lambda outcome: bar.advance(task)
+            task = bar.add_task("files", total=len(files), now="")
+
+            def on_stage(display: str, step: str, stage: str) -> None:
+                bar.update(task, now=f"{display}: {step}: {stage}" if step else f"{display}: {stage}")
+
+            yield (lambda outcome: bar.advance(task)), on_stage
+
+
+def _long(files: list) -> bool:
+    """Is one of the files long enough that its migration alone takes a while?"""
+    for path in files:
+        try:
+            if os.stat(path).st_size >= LONG_FILE:
+                return True
+        except OSError:
+            pass  # the run says why it cannot be read
+    return False
 
 
 # ANSI SGR codes written directly: the diff must stay byte-exact apart from them (CRLF included).

@@ -15,12 +15,13 @@ own parser; nothing here imports LibCST, so that a run served from the cache sta
 from __future__ import annotations
 
 import ast
-import difflib
 from collections.abc import Callable
 from typing import NamedTuple
 
 from ..check.results import Finding, Result
 from ..rulebook.loading import ApiTable, Rule, load_api, steps as all_steps
+from ..text.long_diff import line_opcodes
+from . import stages
 
 
 class Step(NamedTuple):
@@ -211,6 +212,7 @@ def migrate_steps(text: str, steps: list[Step], known_ids: frozenset[str], stric
     table, by the engine where one step runs (it holds both trees), else on the texts."""
     if len(steps) == 1:
         step = steps[0]
+        stages.step(step.name)
         if staged:
             return migrate(text, step.rules, step.api, known_ids, strict=strict, staged=True)
         return migrate(text, step.rules, step.api, known_ids, strict=strict)
@@ -219,6 +221,7 @@ def migrate_steps(text: str, steps: list[Step], known_ids: frozenset[str], stric
     results: list[Result] = []
     current = text
     for step in steps:
+        stages.step(step.name)
         result = migrate(current, step.rules, step.api, known_ids, strict=strict)
         results.append(result)
         current = result.output
@@ -260,8 +263,7 @@ def _unchanged_lines(a: str, b: str) -> dict[int, int]:
     if a == b:
         return {n: n for n in range(1, a.count("\n") + 2)}
     out: dict[int, int] = {}
-    matcher = difflib.SequenceMatcher(None, a.splitlines(), b.splitlines(), autojunk=False)
-    for tag, i1, i2, j1, _j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, _j2 in line_opcodes(a.splitlines(), b.splitlines()):
         if tag == "equal":
             out.update({i1 + k + 1: j1 + k + 1 for k in range(i2 - i1)})
     return out
@@ -271,8 +273,7 @@ def _back_map(b: str, a: str) -> dict[int, int]:
     """Each line of `b` (a later step's input) to the line of `a` (the file) it came from, or
     the first line of the block a step rewrote."""
     out: dict[int, int] = {}
-    matcher = difflib.SequenceMatcher(None, a.splitlines(), b.splitlines(), autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in line_opcodes(a.splitlines(), b.splitlines()):
         for k in range(j2 - j1):
             out[j1 + k + 1] = i1 + k + 1 if tag == "equal" else min(i1 + 1, i2) if i2 > i1 else i1 + 1
     return out

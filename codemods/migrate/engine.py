@@ -25,6 +25,7 @@ from ..syntax.rewrite import rewrite
 from ..check.results import Edit, EngineError, Result, SourceError
 from ..rulebook.loading import ApiTable, Rule
 from ..syntax.traversal import STATEMENT_TYPES, ancestors, made_from
+from . import stages
 from .context import Context
 from .parsing import check_python, parse, reason
 from .statement_edits import Preparsed, prepend_statements, with_markers
@@ -277,6 +278,7 @@ def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: froze
         # no rule has anything to do. Still a file that is not Python is reported.
         check_python(body)
         return Result(text, text)
+    stages.stage("parsing")
     module = parse(body)
     done = _phases(module, body, rules, api)
     had = None  # a staged run's input errors, read while the input's tree and print are at hand
@@ -296,6 +298,7 @@ def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: froze
         again_module = _output_tree(done)
         if again_module is None:
             break  # said below, as the engine error it is
+        stages.stage("checking")
         if not rejects_any(again_module, api):
             checked = (done.output, again_module)
             break
@@ -327,6 +330,7 @@ def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: froze
         restored = restore_untouched(body, roundtrip, output)
         if restored != output:
             output, out_module = restored, parse(restored, "output")
+    stages.stage("checking")
     findings, reviewed = scan(out_module, output, api, known_ids, strict)
     introduced, left = [], 0
     if had is not None and output != body:
@@ -374,7 +378,8 @@ def _phases(module: cst.Module, body: str, rules: tuple[Rule, ...], api: ApiTabl
     phases = sorted({r.phase for r in rules})
     printed_tree: Printed | None = None  # `tree` printed whole by the phase before, when it was
     input_print: Printed | None = None  # the input printed whole (a staged run places its errors with it)
-    for phase in phases:
+    for n, phase in enumerate(phases, 1):
+        stages.stage(f"rewriting, pass {n} of {len(phases)}")
         # The planner takes the words of the tree's code; for the input those of the file
         # itself (LibCST's round trip can lose whitespace, never a word).
         dispatcher = _Dispatcher(tree, tuple(r for r in rules if r.phase == phase), api, text_of_tree or body)
@@ -386,6 +391,7 @@ def _phases(module: cst.Module, body: str, rules: tuple[Rule, ...], api: ApiTabl
         # itself, is the round trip); the previous phase's output, printed whole, is that input.
         nodes = [node for _, node in dispatcher.touched]
         unprinted = [node for node, (was, _) in zip(nodes, dispatcher._texts) if was is None]
+        stages.stage(f"printing, pass {n} of {len(phases)}")
         if printed_tree is None or printed_tree.module is not tree:
             printed_tree = Printed(tree)
         before, where, printed = printed_tree.code, printed_tree.starts(nodes), printed_tree.texts(unprinted)

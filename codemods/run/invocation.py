@@ -37,8 +37,8 @@ def outcomes(paths, job: Job, jobs: int, config: Config, force_exclude: bool, ui
         # Nothing to do is exit 0, as for Ruff; said, so that a CI job pointed at the wrong
         # folder does not pass in silence.
         ui.say(f"warning: no Python file to process in {', '.join(display_path(p) for p in paths)}: nothing to do")
-    with ui.progress(len(files)) as tick:
-        done = run(files, job, jobs, tick)
+    with ui.progress(files) as (tick, stage):
+        done = run(files, job, jobs, tick, stage)
     # Named on the command line yet no file to read: an error of its own (exit 2); the rest ran.
     done += [Outcome(display_path(p), error=f"{display_path(p)}: {why}: named on the command line, but there is "
                      "no file to read; not processed") for p, why in refused]

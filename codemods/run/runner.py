@@ -15,6 +15,7 @@ from functools import partial
 from pathlib import Path
 
 from ..text.diffs import diff_body, with_header
+from ..migrate import stages
 from ..check.results import Edit, Finding, SourceError
 from ..rulebook.loading import default_rules_dir, load_api, load_rules, newest_step, oldest_step, rule_files
 from ..text.sources import FileProblem, decode, display_path, read_bytes, write_atomic
@@ -183,6 +184,7 @@ def _migration(data: bytes, text: str, job: Job, entry: dict | None = None, key:
         if cache is not None:
             cache.put(key, error_entry(exc))
         raise
+    stages.stage("diff")
     body = diff_body(text, result.output)
     if cache is not None:
         cache.put(key, result_entry(result, body))
@@ -317,14 +319,15 @@ KERNEL_COST, PLAIN_COST = 1e-5, 2e-7
 POOL_PAYS = 0.5  # seconds of expected work handed to workers before a pool is worth starting
 
 
-def run(paths: list[Path], job: Job, jobs: int = 1, on_done=None) -> list[Outcome]:
+def run(paths: list[Path], job: Job, jobs: int = 1, on_done=None, on_stage=None) -> list[Outcome]:
     """Process every file; the outcomes come back in the order of `paths`, for any `jobs`.
-    `on_done(outcome)` is called as each one arrives (a progress bar)."""
+    `on_done(outcome)` is called as each one arrives (a progress bar); `on_stage(display, step,
+    stage)` as each stage of a file migrated in this process starts (workers tell nothing)."""
     on_done = on_done or (lambda outcome: None)
     if job.cache_dir is not None and not job.cache_key:
         job = replace(job, cache_key=_key(job))
     if jobs <= 1:
-        return [_done(process(p, job), on_done) for p in paths]
+        return [_done(_here(p, job, on_stage), on_done) for p in paths]
     outcomes: list[Outcome | None] = [None] * len(paths)
     heavy: list[int] = []
     costs: list[float] = []
@@ -337,12 +340,20 @@ def run(paths: list[Path], job: Job, jobs: int = 1, on_done=None) -> list[Outcom
             outcomes[i] = _done(process(path, job, known), on_done)
     if len(heavy) < 2 or sum(costs) < POOL_PAYS:
         for i in heavy:
-            outcomes[i] = _done(process(paths[i], job), on_done)
+            outcomes[i] = _done(_here(paths[i], job, on_stage), on_done)
     else:
         done = balanced_map(partial(process, job=job), [paths[i] for i in heavy], costs, min(jobs, len(heavy)), on_done)
         for i, outcome in zip(heavy, done):
             outcomes[i] = outcome
     return outcomes  # type: ignore[return-value]
+
+
+def _here(path: Path, job: Job, on_stage) -> Outcome:
+    """`process` in this process, its stages told to `on_stage` when there is one."""
+    if on_stage is None:
+        return process(path, job)
+    with stages.listening(partial(on_stage, display_path(path))):
+        return process(path, job)
 
 
 def _done(outcome: Outcome, on_done) -> Outcome:

@@ -7,7 +7,8 @@ import re
 
 NO_EOL = "\\ No newline at end of file\n"
 # Lines of both texts above which the diff is anchored on unique lines (`long_diff`):
-# difflib turns quadratic on long repetitive code; no real kernel comes near.
+# difflib turns quadratic on long repetitive code; no real kernel comes near. Shorter code
+# that repeats itself enough (`long_diff.PAIRS`) is anchored too.
 LONG = 20_000
 # Only "\n" ends a line for git and patch; str.splitlines would also split on \f, \x1c, U+2028...
 _LINE = re.compile(r"[^\n]*\n|[^\n]+")
@@ -29,15 +30,14 @@ def diff_body(before: str, after: str, context: int = 3) -> str:
     """The hunks of the diff, without the header that names the file."""
     if before == after:
         return ""
+    import difflib  # only where a diff is computed: cached results carry theirs
+
+    from .long_diff import PAIRS, AnchoredMatcher, equal_pairs, hunk_lines
+
     a, b = lines_of(before), lines_of(after)
-    if len(a) + len(b) > LONG:
-        from .long_diff import AnchoredMatcher, hunk_lines
-
+    if len(a) + len(b) > LONG or equal_pairs(a, b, autojunk=True) > PAIRS:
         hunks = hunk_lines(AnchoredMatcher(a, b).get_grouped_opcodes(context), a, b)
-    else:
-        import difflib  # only where a diff is computed: cached results carry theirs
-
-        # (difflib's own ---/+++ header is dropped; `with_header` writes ours, with the paths.)
+    else:  # difflib's own ---/+++ header is dropped: `with_header` writes ours, with the paths
         hunks = itertools.islice(difflib.unified_diff(a, b, n=context, lineterm="\n"), 2, None)
     return "".join(line if line.endswith("\n") else line + "\n" + NO_EOL for line in hunks)
 
@@ -50,13 +50,13 @@ def restore_untouched(original: str, roundtrip: str, output: str) -> str:
     computed from the round trip, so each line it left alone is restored from the original:
     a three-way merge with the round trip as base. Lines a rule rewrote keep the rewrite.
     """
-    import difflib
+    from .long_diff import line_opcodes
 
     o, r, u = lines_of(original), lines_of(roundtrip), lines_of(output)
     if len(o) == len(r):  # the usual loss is within a line: lines correspond by position
         lost = [("replace", i, i + 1, i, i + 1) for i in range(len(r)) if r[i] != o[i]]
     else:
-        lost = [op for op in difflib.SequenceMatcher(None, r, o, autojunk=False).get_opcodes() if op[0] != "equal"]
+        lost = [op for op in line_opcodes(r, o) if op[0] != "equal"]
     if not lost:
         return output
     kept = {}  # round-trip line -> output line, for lines the migration did not touch
@@ -65,7 +65,7 @@ def restore_untouched(original: str, roundtrip: str, output: str) -> str:
         # repeated lines across an edit and leave a lost line unrestored.
         kept = {i: i for i in range(len(r)) if r[i] == u[i]}
     else:
-        for tag, i1, i2, j1, _ in difflib.SequenceMatcher(None, r, u, autojunk=False).get_opcodes():
+        for tag, i1, i2, j1, _ in line_opcodes(r, u):
             if tag == "equal":
                 kept.update({i1 + k: j1 + k for k in range(i2 - i1)})
     edits = []
