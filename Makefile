@@ -1,5 +1,6 @@
 # `make demo`: install into .venv and print the dry-run diff of the shipped DeepSeek kernels.
 # `make test`: the whole test suite.
+# `make fuzz N=... SEED=...`: the differential run of generated kernels (kernelgen/, docs/fuzz.md).
 # `make real`: the scoreboard of the real corpus (../shared/corpus) through migrate, the compiler and verify;
 #   then the version upgrade: each pypto-lib snapshot and DeepSeek migrated to 2026-08, judged by that compiler.
 PYTHON ?= python3
@@ -14,8 +15,16 @@ PYPTO_WHEEL := $(firstword $(wildcard ../shared/oracle/pypto-*.whl))
 PYPTO_HEAD_WHEEL := $(firstword $(wildcard ../shared/oracle-head/pypto-*.whl))
 HEAD_VENV := $(VENV)-head
 TORCH := torch==2.13.0
+# The compiler of 2026-05-26, the oracle of spring-2026 sources in `make fuzz` and the fuzz
+# tests (../shared/oracle-eras): a venv of its own too; --no-deps, since the wheel's unpinned
+# torch requirement would pull CUDA wheels, then the pinned CPU torch.
+PYPTO_ERA_WHEEL := $(firstword $(wildcard ../shared/oracle-eras/2026-05-26/pypto-*.whl))
+ERA_VENV := $(VENV)-era-2026-05
+N ?= 60
+SEED ?= 0
+JOBS ?= 2
 
-.PHONY: install demo test bench real clean
+.PHONY: install demo test bench real fuzz clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,13 +41,20 @@ $(HEAD_VENV)/bin/.pypto: $(PYPTO_HEAD_WHEEL)
 	$(HEAD_VENV)/bin/python -m pip install --quiet $(PYPTO_HEAD_WHEEL) $(TORCH)
 	touch $@
 
-install: $(BIN)/.installed $(if $(PYPTO_WHEEL),$(BIN)/.pypto) $(if $(PYPTO_HEAD_WHEEL),$(HEAD_VENV)/bin/.pypto)
+$(ERA_VENV)/bin/.pypto: $(PYPTO_ERA_WHEEL)
+	$(PYTHON) -m venv $(ERA_VENV)
+	$(ERA_VENV)/bin/python -m pip install --quiet --no-deps $(PYPTO_ERA_WHEEL)
+	$(ERA_VENV)/bin/python -m pip install --quiet numpy $(TORCH)
+	touch $@
+
+install: $(BIN)/.installed $(if $(PYPTO_WHEEL),$(BIN)/.pypto) $(if $(PYPTO_HEAD_WHEEL),$(HEAD_VENV)/bin/.pypto) $(if $(PYPTO_ERA_WHEEL),$(ERA_VENV)/bin/.pypto)
 
 demo: install
 	$(BIN)/pypto-migrate run fixtures/before/deepseek_v3_2_*.py
 
 # The tests that need the newest compiler find its Python here (tests/needs.py).
 export PYPTO_HEAD_PYTHON := $(if $(PYPTO_HEAD_WHEEL),$(abspath $(HEAD_VENV))/bin/python)
+export PYPTO_ERA_2026_05_PYTHON := $(if $(PYPTO_ERA_WHEEL),$(abspath $(ERA_VENV))/bin/python)
 
 test: install
 	$(BIN)/python -m pytest -q -p no:cacheprovider
@@ -50,5 +66,10 @@ real: install
 	$(BIN)/python benchmarks/real_corpus.py $(ARGS)
 	$(BIN)/python benchmarks/real_versions.py $(ARGS)
 
+# `make fuzz N=300 SEED=1`: generated kernels of every era through the tool, both compilers and
+# verify; new failure classes shrunk into fixtures/fuzz/ (docs/fuzz.md).
+fuzz: install
+	$(BIN)/python -m kernelgen.fuzz --n $(N) --seed $(SEED) --jobs $(JOBS) $(ARGS)
+
 clean:
-	rm -rf $(VENV) $(HEAD_VENV) build *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) $(HEAD_VENV) $(ERA_VENV) build *.egg-info .pytest_cache .hypothesis

@@ -1,0 +1,281 @@
+"""`make fuzz N=... SEED=...`: generate N kernels over the eras, judge each at each target,
+shrink every new failure class to a minimal kernel and keep it under fixtures/fuzz/.
+
+    python -m kernelgen.fuzz --n 300 --seed 1 --jobs 2 [--shrink 8] [--eras feb,mar,spring]
+
+Each era's share of N is split into `--jobs` shards; a shard is one hypothesis run (seeded
+from SEED, the era and the shard) in a process of its own with its own compiler servers. A
+shard never stops at a failure: it records every verdict. Then, for each failure class not
+already in fixtures/fuzz/catalogue.toml, the shard that met it is replayed with shrinking on
+(the same seed regenerates the same kernels up to the first one of that class, since every
+earlier example passes both times), and the minimal kernel is written as a fixture.
+
+The last line is the issue's: `fuzz: N kernels, A accepted, M marked at the compiler's line,
+S silent rejections, V verify mismatches, E internal errors, C second-run changes; ops
+covered K of T`, where N counts migrations (a kernel once per target), not counting kernels
+whose own compiler refused them (said on the line before), and T is the op names of the
+2026-03 and 2026-08 API tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import re
+import sys
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from .gen import ERAS, Kernel
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures" / "fuzz"
+CATALOGUE = FIXTURES / "catalogue.json"
+
+
+@dataclass
+class Shard:
+    era: str
+    n: int
+    seed: int
+
+
+def _hypothesis_run(shard: Shard, on_kernel, shrink: bool):
+    from hypothesis import HealthCheck, Phase, given, seed, settings
+
+    from .gen import kernels
+
+    phases = [Phase.generate, Phase.shrink] if shrink else [Phase.generate]
+
+    @seed(shard.seed)
+    @settings(max_examples=shard.n, database=None, phases=phases, deadline=None,
+              suppress_health_check=list(HealthCheck), report_multiple_bugs=False)
+    @given(kernels(shard.era))
+    def run(kernel: Kernel) -> None:
+        on_kernel(kernel)
+
+    run()
+
+
+def run_shard(shard: Shard) -> dict:
+    from .compilers import Compilers
+    from .harness import judge_all
+
+    compilers = Compilers()
+    records, examples, ops = [], {}, Counter()
+    try:
+        def on_kernel(kernel: Kernel) -> None:
+            verdicts = judge_all(kernel, compilers)
+            if not verdicts or verdicts[0].category != "source-refused":
+                ops.update(kernel.ops())
+            for v in verdicts:
+                records.append((v.era, v.target, v.category, v.key() if v.category != "accepted" else ""))
+                if v.category not in ("accepted",) and v.key() not in examples:
+                    examples[v.key()] = {"text": kernel.text, "detail": v.detail, "migrated": v.migrated,
+                                         "era": v.era, "target": v.target, "category": v.category}
+
+        _hypothesis_run(shard, on_kernel, shrink=False)
+    finally:
+        compilers.close()
+    return {"shard": shard.__dict__, "records": records, "examples": examples, "ops": dict(ops)}
+
+
+class _Found(Exception):
+    pass
+
+
+def shrink(shard: Shard, key: str, seconds: float, text: str = "") -> Kernel | None:
+    """The smallest kernel of that failure class hypothesis finds within `seconds` (shrinking
+    stops making progress once the time is up), or None if the class did not come back."""
+    from .compilers import Compilers
+    from .harness import judge_all
+
+    compilers = Compilers()
+    smallest: list[Kernel] = []
+    start = time.monotonic()
+
+    def on_kernel(kernel: Kernel) -> None:
+        if not smallest and text and kernel.text != text:
+            return  # the replay up to the kernel that met the class: nothing to judge before it
+        if smallest and time.monotonic() - start > seconds:
+            # time is up: only the smallest found so far still fails, so hypothesis ends on it
+            if kernel.text == smallest[-1].text:
+                raise _Found(key)
+            return
+        if any(v.key() == key for v in judge_all(kernel, compilers)):
+            if not smallest or len(kernel.text) <= len(smallest[-1].text):
+                smallest.append(kernel)
+            raise _Found(key)
+
+    try:
+        _hypothesis_run(shard, on_kernel, shrink=True)
+    except Exception:  # noqa: BLE001 - _Found, or hypothesis's report of it (flaky, grouped)
+        pass
+    finally:
+        compilers.close()
+    return smallest[-1] if smallest else None
+
+
+def _shrink_job(args) -> tuple[str, dict | None]:
+    shard, key, seconds, text = args
+    found = shrink(Shard(**shard), key, seconds, text)
+    return key, (None if found is None else {"text": found.text, "era": found.era})
+
+
+def catalogue() -> list[dict]:
+    return json.loads(CATALOGUE.read_text(encoding="utf-8")) if CATALOGUE.is_file() else []
+
+
+def known_keys() -> set[str]:
+    return {entry["key"] for entry in catalogue()}
+
+
+def _slug(key: str) -> str:
+    head, _, rest = key.partition(": ")
+    era_target, _, category = head.partition(" ")
+    words = re.findall(r"[a-z]+", rest.lower())[:6]
+    return "_".join([era_target.replace(">", "_to_").replace("-", ""), category.replace("-", "_"), *words])[:90]
+
+
+def keep_fixture(key: str, text: str, example: dict) -> Path:
+    """Write the minimal kernel as fixtures/fuzz/<slug>.py and list it in the catalogue."""
+    FIXTURES.mkdir(parents=True, exist_ok=True)
+    path = FIXTURES / f"{_slug(key)}.py"
+    n = 2
+    while path.exists():
+        path = FIXTURES / f"{_slug(key)}_{n}.py"
+        n += 1
+    path.write_text(text, encoding="utf-8")
+    entries = catalogue()
+    entries.append({"key": key, "file": path.name, "era": example["era"], "target": example["target"],
+                    "category": example["category"], "detail": example["detail"].strip().splitlines()[0][:300]})
+    CATALOGUE.write_text(json.dumps(entries, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def rejudge() -> int:
+    """Judge each kept kernel at its target again: a fixed one leaves the catalogue (its file
+    stays, a regression test), a changed failure gets its new class and message."""
+    from .compilers import Compilers
+    from .harness import judge
+
+    compilers = Compilers()
+    kept = []
+    try:
+        for entry in catalogue():
+            kernel = Kernel(entry["era"], (FIXTURES / entry["file"]).read_text(encoding="utf-8"))
+            verdict = judge(kernel, entry["target"], compilers)
+            if verdict.category in ("accepted", "marked"):
+                print(f"fixed: {entry['file']}")
+                continue
+            entry.update(key=verdict.key(), category=verdict.category,
+                         detail=verdict.detail.strip().splitlines()[0][:300])
+            print(f"{entry['file']}: {entry['key']}")
+            kept.append(entry)
+    finally:
+        compilers.close()
+    CATALOGUE.write_text(json.dumps(kept, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+def table_ops() -> set[str]:
+    from codemods.rulebook.loading import load_api
+
+    names: set[str] = set()
+    for step in ("2026-03", "2026-08"):
+        names |= set(load_api(None, step).ops)
+    return names
+
+
+def summary(results: list[dict], total_ops: set[str]) -> tuple[list[str], Counter]:
+    by = defaultdict(Counter)
+    keys = Counter()
+    for result in results:
+        for era, target, category, key in result["records"]:
+            by[(era, target)][category] += 1
+            if key and category != "marked":
+                keys[key] += 1
+    lines = ["era     target   kernels  accepted  marked  silent  verify  internal  second-run  source-refused"]
+    total = Counter()
+    for (era, target), c in sorted(by.items()):
+        n = sum(c.values()) - c["source-refused"]
+        total += c
+        lines.append(f"{era:<7} {target:<8} {n:>7}  {c['accepted']:>8}  {c['marked']:>6}  {c['silent']:>6}  "
+                     f"{c['verify']:>6}  {c['internal']:>8}  {c['second-run']:>10}  {c['source-refused']:>14}")
+    covered = set()
+    for result in results:
+        covered |= set(result["ops"])
+    covered &= total_ops
+    n = sum(total.values()) - total["source-refused"]
+    if total["source-refused"]:
+        lines.append(f"generator: {total['source-refused']} migrations of kernels their own era's compiler refused (left out)")
+    lines.append(f"fuzz: {n} kernels, {total['accepted']} accepted, {total['marked']} marked at the compiler's line, "
+                 f"{total['silent']} silent rejections, {total['verify']} verify mismatches, {total['internal']} internal "
+                 f"errors, {total['second-run']} second-run changes; ops covered {len(covered)} of {len(total_ops)}")
+    return lines, keys
+
+
+def shards_for(n: int, seed: int, jobs: int, eras: tuple[str, ...]) -> list[Shard]:
+    shards = []
+    for i, era in enumerate(eras):
+        share = n // len(eras) + (1 if i < n % len(eras) else 0)
+        parts = max(1, min(jobs, share))
+        for j in range(parts):
+            size = share // parts + (1 if j < share % parts else 0)
+            if size:
+                shards.append(Shard(era, size, seed * 1000 + i * 10 + j))
+    return shards
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m kernelgen.fuzz", description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=60, help="kernels, spread evenly over the eras")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--eras", default=",".join(ERAS))
+    ap.add_argument("--shrink", type=int, default=8, help="new failure classes to shrink and keep (0: none)")
+    ap.add_argument("--shrink-seconds", type=float, default=120.0)
+    ap.add_argument("--show", action="store_true", help="print one example of each failure class")
+    ap.add_argument("--rejudge", action="store_true",
+                    help="judge every kept kernel again and rewrite the catalogue (drop the ones now right)")
+    a = ap.parse_args(argv)
+    if a.rejudge:
+        return rejudge()
+    eras = tuple(e for e in a.eras.split(",") if e)
+    started = time.monotonic()
+    shards = shards_for(a.n, a.seed, a.jobs, eras)
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(a.jobs) as pool:
+        results = pool.map(run_shard, shards, chunksize=1)
+    lines, keys = summary(results, table_ops())
+    known = known_keys()
+    first_seen: dict[str, tuple[dict, dict]] = {}
+    for result in results:
+        for key, example in result["examples"].items():
+            first_seen.setdefault(key, (result["shard"], example))
+    print(f"{len(shards)} shards, {time.monotonic() - started:.0f} s")
+    if keys:
+        print("failure classes (count, class; * = new, not in fixtures/fuzz/catalogue.json):")
+        for key, count in keys.most_common():
+            print(f"  {count:>4} {'*' if key not in known else ' '} {key}")
+            if a.show:
+                print("      " + first_seen[key][1]["text"].replace("\n", "\n      "))
+    new = [k for k, _ in keys.most_common() if k not in known][: a.shrink]
+    if new:
+        jobs = [(first_seen[k][0], k, a.shrink_seconds, first_seen[k][1]["text"]) for k in new]
+        with ctx.Pool(a.jobs) as pool:
+            for key, found in pool.imap_unordered(_shrink_job, jobs):
+                example = first_seen[key][1]
+                text = found["text"] if found else example["text"]
+                path = keep_fixture(key, text, example)
+                print(f"kept {path.relative_to(ROOT)}{'' if found else ' (not shrunk: the class did not come back)'}")
+    for line in lines:
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,568 @@
+"""Hypothesis strategies for whole kernel files in the idioms of three eras of pypto's DSL.
+
+- `feb`: the DSL before 2026-03 (no compiler of its own here): `pl.view` windows (some with
+  `valid_shape`), tensor ops on views, `create_tensor` accumulators zeroed by `pl.mul(acc, 0.0)`,
+  matmuls over K chunks with `a_trans`/`b_trans`, casts, scalar reads, pieces assembled.
+- `mar`: code c39fe714a (the 2026-03 target) accepts: loads into Vec and Mat, tile ops,
+  scratch tiles for row reductions, matmul operands moved into Left/Right, stores; kernels
+  as InCore functions called by an Orchestration function, or chunked loops of `auto_incore`.
+- `spring`: code of April-May 2026 that the compiler of 2026-05-26 accepts and the 2026-08
+  step migrates: `pl.incore()` and `auto_incore` + `chunk=` loops with tensor-level ops in
+  them, numpy-style subscripts, plain `pl.Tensor` outputs, loads with `valid_shapes=`.
+
+Each kernel is a `Kernel`: its text, its era, the targets to migrate it to. Every value a
+body computes is a [TILE, COLS] FP32 array unless said; the sizes are small (verify runs each
+kernel in milliseconds), and the module constants are drawn, with arithmetic in some shapes.
+Numbers fed to `rsqrt`, `log`, `sqrt`, `recip` and divisors are made positive (x*x + 1).
+
+Nothing here is keyed on the tool: the generator knows pypto's DSL, not pypto-migrate.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from hypothesis import strategies as st
+
+ERAS = ("feb", "mar", "spring")
+TARGETS_OF = {"feb": ("2026-03", "2026-08"), "mar": ("2026-03", "2026-08"), "spring": ("2026-08",)}
+# The compiler that judges a source of that era (None: we have none for that era).
+SOURCE_COMPILER = {"feb": None, "mar": "2026-03", "spring": "2026-05-26"}
+
+FLOATS = ("FP32", "FP16", "BF16")
+WIDE = (256, 2048, 16384)  # [TILE, WIDE] FP32: 4-16 KB, 32-128 KB, 256-1024 KB against Vec's 192 KB
+CAST_THROUGH = ("BF16", "FP16", "INT32", "INT8", "FP32")
+VEC = "pl.MemorySpace.Vec"
+MAT = "pl.MemorySpace.Mat"
+
+
+@dataclass
+class Kernel:
+    era: str
+    text: str
+    idioms: list[str] = field(default_factory=list)
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        return TARGETS_OF[self.era]
+
+    def ops(self) -> set[str]:
+        """The pl calls of the text, as the API tables name them (`add`, `tile.read`)."""
+        return {m.group(1) for m in re.finditer(r"\bpl\.((?:tile\.|tensor\.)?[a-z_][a-z0-9_]*)\(", self.text)}
+
+
+class Lines:
+    """A block of statements being written, with an indentation."""
+
+    def __init__(self, indent: int):
+        self.out: list[str] = []
+        self.indent = indent
+
+    def add(self, line: str, extra: int = 0) -> None:
+        self.out.append(" " * (self.indent + extra) + line)
+
+    def text(self) -> str:
+        return "\n".join(self.out) + "\n"
+
+
+@st.composite
+def sizes(draw):
+    rows = draw(st.sampled_from([8, 16]))
+    tile = draw(st.sampled_from([t for t in (4, 8, 16) if rows % t == 0 and t <= rows]))
+    cols = draw(st.sampled_from([16, 32, 64]))
+    k = draw(st.sampled_from([c for c in (8, 16, 32) if cols % c == 0 and c < cols] or [cols]))
+    return {"ROWS": rows, "TILE": tile, "COLS": cols, "K": k}
+
+
+def _positive(a: str) -> str:
+    return f"pl.add(pl.mul({a}, {a}), 1.0)"
+
+
+# ---------------------------------------------------------------------------------------------
+# February: tensor ops on views
+
+
+@st.composite
+def feb_kernel(draw) -> Kernel:
+    s = draw(sizes())
+    xdt = draw(st.sampled_from(FLOATS))
+    wdt = draw(st.sampled_from(("BF16", "FP16")))
+    runtime_rows = draw(st.booleans())
+    idioms: list[str] = []
+    helpers: set[str] = set()
+    wide: list[int] = []
+    rows = "rows" if runtime_rows else "ROWS"
+    body = Lines(16)
+    names = ["v0"]
+    first = f"pl.view(x, [TILE, COLS], [b, 0])"
+    body.add(f"v0 = {first}" if xdt == "FP32" else f"v0 = pl.cast({first}, target_type=pl.FP32)")
+    counter = [1]
+
+    def pick():
+        return draw(st.sampled_from(names))
+
+    def new():
+        name = f"v{counter[0]}"
+        counter[0] += 1
+        return name
+
+    steps = draw(st.integers(1, 6))
+    for _ in range(steps):
+        kind = draw(st.sampled_from(["binary", "scalar", "unary", "rowred", "colexp", "matmul", "cast", "read",
+                                     "pieces", "window", "carried", "branch", "rebind", "masked", "reshape",
+                                     "namespaced", "helper", "wide"]))
+        idioms.append(kind)
+        a, b2 = pick(), pick()
+        v = new()
+        if kind == "binary":
+            op = draw(st.sampled_from(["add", "sub", "mul", "div", "maximum", "minimum"]))
+            rhs = _positive(b2) if op == "div" else b2
+            body.add(f"{v} = pl.{op}({a}, {rhs})")
+        elif kind == "scalar":
+            op = draw(st.sampled_from(["add", "sub", "mul", "div"]))
+            body.add(f"{v} = pl.{op}({a}, {draw(st.sampled_from(['0.5', '2.0', '-1.0', '3.0']))})")
+        elif kind == "unary":
+            op = draw(st.sampled_from(["exp", "neg", "rsqrt", "recip", "sqrt", "log", "abs", "relu"]))
+            arg = _positive(a) if op in ("rsqrt", "recip", "sqrt", "log") else (f"pl.mul({a}, 0.125)" if op == "exp" else a)
+            body.add(f"{v} = pl.{op}({arg})")
+        elif kind == "rowred":
+            red = draw(st.sampled_from(["row_sum", "row_max", "row_min"]))
+            exp = draw(st.sampled_from(["row_expand_sub", "row_expand_add", "row_expand_mul", "row_expand_div"]))
+            src = _positive(b2) if exp == "row_expand_div" else b2
+            body.add(f"r{v} = pl.{red}({src})")
+            body.add(f"{v} = pl.{exp}({a}, r{v})")
+        elif kind == "colexp":
+            op = draw(st.sampled_from(["col_expand_mul", "col_expand_sub", "col_expand_div"]))
+            body.add(f"g{v} = pl.view(gamma, [1, COLS], [0, 0])")
+            g = _positive(f"g{v}") if op == "col_expand_div" else f"g{v}"
+            body.add(f"{v} = pl.{op}({a}, {g})")
+        elif kind == "matmul":
+            trans = draw(st.sampled_from(["", "b", "a"]))
+            idioms[-1] = f"matmul{('_' + trans + '_trans') if trans else ''}"
+            out_kw = draw(st.sampled_from(["", ", out_dtype=pl.FP32"]))
+            body.add(f"acc{v} = pl.create_tensor([TILE, COLS], dtype=pl.FP32)")
+            body.add(f"acc{v} = pl.mul(acc{v}, 0.0)")
+            body.add("for k0 in pl.range(0, COLS, K):")
+            if trans == "a":
+                body.add(f"lhs = pl.cast(pl.view(xt, [K, TILE], [k0, b]), target_type=pl.{wdt})", 4)
+                body.add(f"acc{v} = pl.add(acc{v}, pl.matmul(lhs, pl.view(w, [K, COLS], [k0, 0]), a_trans=True{out_kw}))", 4)
+            elif trans == "b":
+                body.add(f"lhs = pl.cast(pl.view({a}, [TILE, K], [0, k0]), target_type=pl.{wdt})", 4)
+                body.add(f"acc{v} = pl.add(acc{v}, pl.matmul(lhs, pl.view(wt, [COLS, K], [0, k0]), b_trans=True{out_kw}))", 4)
+            else:
+                body.add(f"lhs = pl.cast(pl.view({a}, [TILE, K], [0, k0]), target_type=pl.{wdt})", 4)
+                body.add(f"acc{v} = pl.add(acc{v}, pl.matmul(lhs, pl.view(w, [K, COLS], [k0, 0]){out_kw}))", 4)
+            body.add(f"{v} = acc{v}")
+        elif kind == "cast":
+            through = draw(st.sampled_from(CAST_THROUGH[:-1]))
+            idioms[-1] = f"cast_{through}"
+            body.add(f"{v} = pl.cast(pl.cast({a}, target_type=pl.{through}), target_type=pl.FP32)")
+        elif kind == "read":
+            body.add(f"n{v} = pl.tensor.read(lens, [b, 0])")
+            body.add(f"{v} = pl.mul({a}, n{v})")
+        elif kind == "pieces":
+            body.add(f"p{v} = pl.create_tensor([TILE, COLS], dtype=pl.FP32)")
+            body.add("for c0 in pl.range(0, COLS, K):")
+            body.add(f"p{v} = pl.assemble(p{v}, pl.exp(pl.mul(pl.view({a}, [TILE, K], [0, c0]), 0.25)), [0, c0])", 4)
+            body.add(f"{v} = pl.add(p{v}, {b2})")
+        elif kind == "window":  # a window of a window, read at a constant-arithmetic offset
+            body.add(f"h{v} = pl.view(x, [TILE, COLS], [b, 0])")
+            body.add(f"q{v} = pl.view(h{v}, [TILE, COLS // 2], [0, COLS // 2])")
+            cast = f"pl.cast(q{v}, target_type=pl.FP32)" if xdt != "FP32" else f"q{v}"
+            body.add(f"side = pl.assemble(side, pl.exp(pl.mul({cast}, 0.5)), [b, 0])")
+            body.add(f"side = pl.assemble(side, pl.neg({cast}), [b, COLS // 2])")
+            body.add(f"{v} = pl.mul({a}, 1.0)")
+        elif kind == "carried":  # a loop that carries its value through init_values / yield
+            body.add(f"for i, (c{v},) in pl.range(2, init_values=({a},)):")
+            body.add(f"n{v} = pl.add(c{v}, 1.0)", 4)
+            body.add(f"c{v}_out = pl.yield_(n{v})", 4)
+            body.add(f"{v} = c{v}_out")
+        elif kind == "branch":
+            body.add("if b == 0:")
+            body.add(f"{v} = pl.add({a}, 1.0)", 4)
+            body.add("else:")
+            body.add(f"{v} = pl.sub({a}, 1.0)", 4)
+        elif kind == "rebind":  # a name re-bound with another dtype, then back
+            body.add(f"{v} = pl.cast({a}, target_type=pl.BF16)")
+            body.add(f"{v} = pl.cast({v}, target_type=pl.FP32)")
+        elif kind == "reshape":
+            body.add(f"s{v} = pl.reshape({a}, [TILE * 2, COLS // 2])")
+            body.add(f"{v} = pl.reshape(pl.mul(s{v}, 2.0), [TILE, COLS])")
+        elif kind == "namespaced":
+            op = draw(st.sampled_from(["add", "sub", "mul", "maximum"]))
+            body.add(f"{v} = pl.tensor.{op}({a}, {b2})")
+        elif kind == "helper":
+            helpers.add(_helper("Tensor"))
+            body.add(f"{v} = scale_shift({a})")
+        elif kind == "wide":  # a row statistic of a wide input: from a few KB up to over Vec's 192 KB
+            wide.append(draw(st.sampled_from(WIDE)))
+            idioms[-1] = f"wide_{wide[0]}"
+            body.add(f"w{v} = pl.view(xw, [TILE, WIDE], [b, 0])")
+            body.add(f"{v} = pl.row_expand_add({a}, pl.row_max(w{v}))")
+        else:  # masked: a window whose valid columns are a constant half
+            body.add(f"m{v} = pl.view(x, [TILE, COLS], [b, 0], valid_shape=[TILE, COLS // 2])")
+            cast = f"pl.cast(m{v}, target_type=pl.FP32)" if xdt != "FP32" else f"m{v}"
+            body.add(f"side = pl.assemble(side, {cast}, [b, 0])")
+            body.add(f"{v} = pl.mul({a}, 1.0)")
+        names.append(v)
+    if not any(line.lstrip().startswith("side = ") for line in body.out):
+        body.add("side = pl.assemble(side, pl.neg(v0), [b, 0])")
+    body.add(f"out = pl.assemble(out, {names[-1]}, [b, 0])")
+    if wide:
+        s["WIDE"] = wide[0]
+    head = _module(s, "feb")
+    params = (f"        self,\n"
+              f"        x: pl.Tensor[[{rows}, COLS], pl.{xdt}],\n"
+              f"        xt: pl.Tensor[[COLS, {rows}], pl.{wdt}],\n"
+              f"        w: pl.Tensor[[COLS, COLS], pl.{wdt}],\n"
+              f"        wt: pl.Tensor[[COLS, COLS], pl.{wdt}],\n"
+              f"        gamma: pl.Tensor[[1, COLS], pl.FP32],\n"
+              f"        lens: pl.Tensor[[{rows}, 1], pl.INT32],\n"
+              f"        out: pl.Out[pl.Tensor[[{rows}, COLS], pl.FP32]],\n"
+              f"        side: pl.Out[pl.Tensor[[{rows}, COLS], pl.FP32]],\n"
+              + (f"        xw: pl.Tensor[[{rows}, WIDE], pl.FP32],\n" if wide else ""))
+    function = (f"    @pl.function\n    def main(\n{params}    ) -> pl.Tensor[[{rows}, COLS], pl.FP32]:\n"
+                f"        with pl.auto_incore():\n"
+                f"            for b in pl.parallel(0, {rows}, TILE, chunk=1):\n")
+    text = head + "".join(sorted(helpers)) + _program(function + body.text() + "        return out\n", runtime_rows, "Feb")
+    return Kernel("feb", _verify_line(text), idioms)
+
+
+def _helper(kind: str) -> str:
+    """An `@pl.inline` helper of the module, on a [TILE, COLS] FP32 value of that kind."""
+    ann = f"pl.{kind}[[TILE, COLS], pl.FP32]"
+    return (f"@pl.inline\ndef scale_shift(t: {ann}) -> {ann}:\n"
+            f"    r: {ann} = pl.add(pl.mul(t, 0.5), 1.0)\n"
+            f"    return r\n\n\n")
+
+
+def _module(s: dict, era: str) -> str:
+    return ("import pypto.language as pl\n\n"
+            + "".join(f"{k} = {v}\n" for k, v in s.items()) + "\n\n")
+
+
+def _program(functions: str, runtime_rows: bool, stem: str) -> str:
+    if not runtime_rows:
+        return f"@pl.program\nclass {stem}Kernel:\n" + functions
+    indented = "".join(("    " + line if line.strip() else line) for line in functions.splitlines(True))
+    return (f"def build_{stem.lower()}_program(rows: int = ROWS):\n"
+            f"    @pl.program\n    class {stem}Kernel:\n" + indented + f"\n    return {stem}Kernel\n")
+
+
+def _verify_line(text: str) -> str:
+    # sequence lengths and the like are read as scalars: keep them small and positive
+    return text.replace("import pypto.language as pl\n",
+                        "import pypto.language as pl\n\n# pypto-migrate: verify --input lens=1:4\n", 1) \
+        if "lens" in text else text
+
+
+# ---------------------------------------------------------------------------------------------
+# 2026-03: tiles, loads and stores
+
+
+@st.composite
+def mar_kernel(draw) -> Kernel:
+    s = draw(sizes())
+    xdt = draw(st.sampled_from(FLOATS))
+    wdt = draw(st.sampled_from(("BF16", "FP16")))
+    shape = draw(st.sampled_from(["functions", "auto_incore", "incore"]))
+    idioms = [shape]
+    helpers: set[str] = set()
+    wide: list[int] = []
+    body = Lines(8 if shape == "functions" else 16)
+    row0 = "0" if shape == "functions" else "b"
+    names = ["v0"]
+    load = f"pl.load(x, [{row0}, 0], [TILE, COLS], target_memory={VEC})"
+    body.add(f"v0 = {load}" if xdt == "FP32" else f"v0 = pl.cast({load}, target_type=pl.FP32)")
+    counter = [1]
+
+    def pick():
+        return draw(st.sampled_from(names))
+
+    steps = draw(st.integers(1, 6))
+    for _ in range(steps):
+        kind = draw(st.sampled_from(["binary", "scalar", "unary", "rowred", "colexp", "matmul", "cast", "carried",
+                                     "branch", "tilens", "rebind", "reshape", "full", "tileread", "namespaced",
+                                     "helper", "wide"]))
+        idioms.append(kind)
+        a, b2 = pick(), pick()
+        v = f"v{counter[0]}"
+        counter[0] += 1
+        if kind == "binary":
+            op = draw(st.sampled_from(["add", "sub", "mul", "div", "maximum", "minimum"]))
+            if op == "div":
+                body.add(f"d{v} = {_positive(b2)}")
+                body.add(f"{v} = pl.div({a}, d{v})")
+            else:
+                body.add(f"{v} = pl.{op}({a}, {b2})")
+        elif kind == "scalar":
+            op = draw(st.sampled_from(["add", "sub", "mul", "div"]))
+            body.add(f"{v} = pl.{op}({a}, {draw(st.sampled_from(['0.5', '2.0', '-1.0', '3.0']))})")
+        elif kind == "tilens":
+            op = draw(st.sampled_from(["adds", "subs", "muls", "divs", "maxs", "mins"]))
+            body.add(f"{v} = pl.tile.{op}({a}, {draw(st.sampled_from(['0.5', '2.0', '3.0']))})")
+        elif kind == "unary":
+            op = draw(st.sampled_from(["exp", "neg", "rsqrt", "recip", "sqrt", "log", "abs", "relu"]))
+            if op in ("rsqrt", "recip", "sqrt", "log"):
+                body.add(f"p{v} = {_positive(a)}")
+                body.add(f"{v} = pl.{op}(p{v})")
+            elif op == "exp":
+                body.add(f"{v} = pl.exp(pl.mul({a}, 0.125))")
+            else:
+                body.add(f"{v} = pl.{op}({a})")
+        elif kind == "rowred":
+            red = draw(st.sampled_from(["row_sum", "row_max", "row_min"]))
+            exp = draw(st.sampled_from(["row_expand_sub", "row_expand_add", "row_expand_mul", "row_expand_div"]))
+            src = b2
+            if exp == "row_expand_div":
+                body.add(f"q{v} = {_positive(b2)}")
+                src = f"q{v}"
+            body.add(f"t{v} = pl.create_tile([TILE, COLS], dtype=pl.FP32, target_memory={VEC})")
+            body.add(f"r{v} = pl.{red}({src}, t{v})")
+            body.add(f"{v} = pl.{exp}({a}, r{v})")
+        elif kind == "colexp":
+            op = draw(st.sampled_from(["col_expand_mul", "col_expand_sub", "col_expand_div"]))
+            body.add(f"g{v} = pl.load(gamma, [0, 0], [1, COLS], target_memory={VEC})")
+            if op == "col_expand_div":
+                body.add(f"h{v} = {_positive(f'g{v}')}")
+                body.add(f"{v} = pl.col_expand_div({a}, h{v})")
+            else:
+                body.add(f"{v} = pl.{op}({a}, g{v})")
+        elif kind == "matmul":
+            acc_kind = draw(st.sampled_from(["vec", "matmul_acc"]))
+            idioms[-1] = f"matmul_{acc_kind}"
+            lhs_src = draw(st.sampled_from(["input", "vec"]))
+            idioms.append(f"lhs_{lhs_src}")
+
+            def operands(k0: str, indent: int) -> None:
+                if lhs_src == "input":
+                    body.add(f"lm = pl.load(xb, [{row0}, {k0}], [TILE, K], target_memory={MAT})", indent)
+                else:
+                    body.add(f"lc = pl.cast(pl.load(x32, [{row0}, {k0}], [TILE, K], target_memory={VEC}), "
+                             f"target_type=pl.{wdt})", indent)
+                    body.add(f"lm = pl.move(lc, target_memory={MAT})", indent)
+                body.add("lt = pl.move(lm, target_memory=pl.MemorySpace.Left)", indent)
+                body.add(f"rm = pl.load(w, [{k0}, 0], [K, COLS], target_memory={MAT})", indent)
+                body.add("rt = pl.move(rm, target_memory=pl.MemorySpace.Right)", indent)
+
+            if acc_kind == "vec":
+                body.add(f"acc{v} = pl.create_tile([TILE, COLS], dtype=pl.FP32, target_memory={VEC})")
+                body.add(f"acc{v} = pl.mul(acc{v}, 0.0)")
+                body.add("for k0 in pl.range(0, COLS, K):")
+                operands("k0", 4)
+                body.add(f"acc{v} = pl.add(acc{v}, pl.matmul(lt, rt))", 4)
+                body.add(f"{v} = pl.add({a}, acc{v})")
+            else:
+                operands("0", 0)
+                body.add(f"first{v} = pl.matmul(lt, rt)")
+                body.add(f"for k0, (acc{v},) in pl.range(K, COLS, K, init_values=(first{v},)):")
+                operands("k0", 4)
+                body.add(f"nxt{v} = pl.matmul_acc(acc{v}, lt, rt)", 4)
+                body.add(f"acc{v}_out = pl.yield_(nxt{v})", 4)
+                body.add(f"{v} = pl.add({a}, pl.move(acc{v}_out, target_memory={VEC}))")
+        elif kind == "cast":
+            through = draw(st.sampled_from(CAST_THROUGH[:-1]))
+            idioms[-1] = f"cast_{through}"
+            body.add(f"c{v} = pl.cast({a}, target_type=pl.{through})")
+            body.add(f"{v} = pl.cast(c{v}, target_type=pl.FP32)")
+        elif kind == "carried":
+            body.add(f"for i, (c{v},) in pl.range(2, init_values=({a},)):")
+            body.add(f"n{v} = pl.add(c{v}, 1.0)", 4)
+            body.add(f"c{v}_out = pl.yield_(n{v})", 4)
+            body.add(f"{v} = c{v}_out")
+        elif kind == "branch":
+            cond = "b == 0" if shape != "functions" else "TILE > 4"
+            body.add(f"if {cond}:")
+            body.add(f"{v} = pl.add({a}, 1.0)", 4)
+            body.add("else:")
+            body.add(f"{v} = pl.sub({a}, 1.0)", 4)
+        elif kind == "reshape":
+            body.add(f"s{v} = pl.reshape({a}, [TILE * 2, COLS // 2])")
+            body.add(f"m{v} = pl.mul(s{v}, 2.0)")
+            body.add(f"{v} = pl.reshape(m{v}, [TILE, COLS])")
+        elif kind == "full":
+            body.add(f"f{v} = pl.tile.full([TILE, COLS], dtype=pl.FP32, value=0.5)")
+            body.add(f"{v} = pl.add({a}, f{v})")
+        elif kind == "tileread":
+            body.add(f"s{v} = pl.tile.read({a}, [0, 0])")
+            body.add(f"{v} = pl.mul({b2}, s{v})")
+        elif kind == "namespaced":
+            op = draw(st.sampled_from(["add", "sub", "mul", "maximum", "minimum"]))
+            body.add(f"{v} = pl.tile.{op}({a}, {b2})")
+        elif kind == "helper":
+            helpers.add(_helper("Tile"))
+            body.add(f"{v} = scale_shift({a})")
+        elif kind == "wide":
+            wide.append(draw(st.sampled_from(WIDE)))
+            idioms[-1] = f"wide_{wide[0]}"
+            body.add(f"w{v} = pl.load(xw, [{row0}, 0], [TILE, WIDE], target_memory={VEC})")
+            body.add(f"t{v} = pl.create_tile([TILE, WIDE], dtype=pl.FP32, target_memory={VEC})")
+            body.add(f"r{v} = pl.row_max(w{v}, t{v})")
+            body.add(f"{v} = pl.row_expand_add({a}, r{v})")
+        else:  # rebind: a name re-bound with another dtype
+            body.add(f"{v} = pl.cast({a}, target_type=pl.BF16)")
+            body.add(f"{v} = pl.cast({v}, target_type=pl.FP32)")
+        names.append(v)
+    body.add(f"out = pl.store({names[-1]}, [{row0}, 0], out)")
+    params = (f"x: pl.Tensor[[ROWS, COLS], pl.{xdt}], xb: pl.Tensor[[ROWS, COLS], pl.{wdt}], "
+              f"x32: pl.Tensor[[ROWS, COLS], pl.FP32], w: pl.Tensor[[COLS, COLS], pl.{wdt}], "
+              f"gamma: pl.Tensor[[1, COLS], pl.FP32]" + (", xw: pl.Tensor[[ROWS, WIDE], pl.FP32]" if wide else ""))
+    args = "x, xb, x32, w, gamma" + (", xw" if wide else "")
+    if wide:
+        s["WIDE"] = wide[0]
+    ret = "pl.Tensor[[ROWS, COLS], pl.FP32]"
+    if shape == "functions":
+        sig_out = "out: pl.Out[pl.Tensor[[TILE, COLS], pl.FP32]]"
+        kernel = (f"    @pl.function(type=pl.FunctionType.InCore)\n"
+                  f"    def kernel(self, {params.replace('[[ROWS, COLS], pl.' + xdt + ']', '[[TILE, COLS], pl.' + xdt + ']', 1)}, {sig_out}) -> pl.Tensor[[TILE, COLS], pl.FP32]:\n"
+                  + body.text() + "        return out\n\n")
+        # the kernel reads its first TILE rows: the orchestration hands it row windows of x and out
+        orch = (f"    @pl.function(type=pl.FunctionType.Orchestration)\n"
+                f"    def main(self, {params}, out: pl.Out[{ret}]) -> {ret}:\n"
+                f"        for b in pl.range(0, ROWS, TILE):\n"
+                f"            xs = pl.slice(x, [TILE, COLS], [b, 0])\n"
+                f"            os = pl.slice(out, [TILE, COLS], [b, 0])\n"
+                f"            os = self.kernel({args.replace('x, ', 'xs, ', 1)}, os)\n"
+                f"            out = pl.assemble(out, os, [b, 0])\n"
+                f"        return out\n")
+        functions = kernel + orch
+    elif shape == "auto_incore":
+        functions = (f"    @pl.function\n    def main(self, {params}, out: pl.Out[{ret}]) -> {ret}:\n"
+                     f"        with pl.auto_incore():\n"
+                     f"            for b in pl.parallel(0, ROWS, TILE, chunk=1):\n" + body.text() + "        return out\n")
+    else:
+        functions = (f"    @pl.function\n    def main(self, {params}, out: pl.Out[{ret}]) -> {ret}:\n"
+                     f"        for b in pl.range(0, ROWS, TILE):\n"
+                     f"            with pl.incore():\n" + body.text() + "        return out\n")
+    text = _module(s, "mar") + "".join(sorted(helpers)) + _program(functions, False, "Mar")
+    return Kernel("mar", text, idioms)
+
+
+# ---------------------------------------------------------------------------------------------
+# Spring 2026: tensor-level code in kernel scopes, the forms the 2026-08 step rewrites
+
+
+@st.composite
+def spring_kernel(draw) -> Kernel:
+    s = draw(sizes())
+    xdt = draw(st.sampled_from(FLOATS))
+    wdt = draw(st.sampled_from(("BF16", "FP16")))
+    scope = draw(st.sampled_from(["incore", "auto_incore"]))
+    subscripts = draw(st.booleans())
+    plain_out = draw(st.booleans())
+    idioms = [scope] + (["subscripts"] if subscripts else []) + (["plain_out"] if plain_out else [])
+    body = Lines(16)
+    names = ["v0"]
+    pre: list[str] = []
+    side: list[str] = []
+
+    def window(t: str, rows: str, cols: str, r0: str, c0: str) -> str:
+        if subscripts:
+            return f"{t}[{r0}:{r0} + {rows}, {c0}:{c0} + {cols}]" if c0 != "0" or cols != "COLS" else f"{t}[{r0}:{r0} + {rows}, :]"
+        return f"pl.slice({t}, [{rows}, {cols}], [{r0}, {c0}])"
+
+    first = window("x", "TILE", "COLS", "b", "0")
+    body.add(f"v0 = {first}" if xdt == "FP32" else f"v0 = pl.cast({first}, target_type=pl.FP32)")
+    counter = [1]
+
+    def pick():
+        return draw(st.sampled_from(names))
+
+    steps = draw(st.integers(1, 6))
+    for _ in range(steps):
+        kind = draw(st.sampled_from(["binary", "scalar", "unary", "rowred", "colexp", "matmul", "cast", "branch",
+                                     "scalarread", "tilecode"]))
+        idioms.append(kind)
+        a, b2 = pick(), pick()
+        v = f"v{counter[0]}"
+        counter[0] += 1
+        if kind == "binary":
+            op = draw(st.sampled_from(["add", "sub", "mul", "div", "maximum"]))
+            rhs = _positive(b2) if op == "div" else b2
+            body.add(f"{v} = pl.{op}({a}, {rhs})")
+        elif kind == "scalar":
+            op = draw(st.sampled_from(["add", "sub", "mul", "div"]))
+            body.add(f"{v} = pl.{op}({a}, {draw(st.sampled_from(['0.5', '2.0', '-1.0']))})")
+        elif kind == "tensorns":
+            op = draw(st.sampled_from(["add_scalar", "sub_scalar", "mul_scalar", "div_scalar"]))
+            body.add(f"{v} = pl.tensor.{op}({a}, 2.0)")
+        elif kind == "unary":
+            op = draw(st.sampled_from(["exp", "neg", "rsqrt", "recip", "sqrt", "log", "abs"]))
+            arg = _positive(a) if op in ("rsqrt", "recip", "sqrt", "log") else (f"pl.mul({a}, 0.125)" if op == "exp" else a)
+            body.add(f"{v} = pl.{op}({arg})")
+        elif kind == "rowred":
+            red = draw(st.sampled_from(["row_sum", "row_max"]))
+            exp = draw(st.sampled_from(["row_expand_sub", "row_expand_mul", "row_expand_add"]))
+            body.add(f"r{v} = pl.{red}({b2})")
+            body.add(f"{v} = pl.{exp}({a}, r{v})")
+        elif kind == "colexp":
+            op = draw(st.sampled_from(["col_expand_mul", "col_expand_sub"]))
+            body.add(f"g{v} = {window('gamma', '1', 'COLS', '0', '0')}")
+            body.add(f"{v} = pl.{op}({a}, g{v})")
+        elif kind == "matmul":
+            trans = draw(st.sampled_from(["", "b"]))
+            idioms[-1] = "matmul" + ("_b_trans" if trans else "")
+            body.add(f"acc{v} = pl.create_tensor([TILE, COLS], dtype=pl.FP32)")
+            body.add(f"acc{v} = pl.mul(acc{v}, 0.0)")
+            body.add("for k0 in pl.range(0, COLS, K):")
+            body.add(f"lhs = pl.cast({window(a, 'TILE', 'K', '0', 'k0')}, target_type=pl.{wdt})", 4)
+            if trans:
+                body.add(f"acc{v} = pl.add(acc{v}, pl.matmul(lhs, {window('wt', 'COLS', 'K', '0', 'k0')}, b_trans=True, out_dtype=pl.FP32))", 4)
+            else:
+                body.add(f"acc{v} = pl.add(acc{v}, pl.matmul(lhs, {window('w', 'K', 'COLS', 'k0', '0')}, out_dtype=pl.FP32))", 4)
+            body.add(f"{v} = acc{v}")
+        elif kind == "cast":
+            through = draw(st.sampled_from(("BF16", "FP16", "INT32")))
+            idioms[-1] = f"cast_{through}"
+            body.add(f"c{v} = pl.cast({a}, target_type=pl.{through})")
+            body.add(f"{v} = pl.cast(c{v}, target_type=pl.FP32)")
+        elif kind == "branch":
+            body.add("if b == 0:")
+            body.add(f"{v} = pl.add({a}, 1.0)", 4)
+            body.add("else:")
+            body.add(f"{v} = pl.sub({a}, 1.0)", 4)
+        elif kind == "scalarread" and scope == "incore":  # a scalar read in orchestration, used in the kernel
+            pre.append(f"n{v} = pl.tensor.read(lens, [b, 0])")
+            body.add(f"{v} = pl.mul({a}, n{v})")
+        elif kind == "tilecode" and not side:  # tile code beside the tensor code, with a valid region
+            side.append(v)
+            idioms[-1] = "tilecode"
+            body.add(f"t{v} = pl.load(x32, [b, 0], [TILE, COLS], valid_shapes=[TILE, COLS])")
+            body.add(f"m{v} = pl.maximum(t{v}, 0.5)")
+            body.add(f"s{v} = pl.create_tile([TILE, COLS], dtype=pl.FP32, target_memory={VEC})")
+            body.add(f"r{v} = pl.row_sum(m{v}, s{v})")
+            body.add(f"side = pl.store(pl.row_expand_sub(m{v}, r{v}), [b, 0], side)")
+            body.add(f"{v} = pl.mul({a}, 1.0)")
+        else:
+            idioms[-1] = "scalar"
+            body.add(f"{v} = pl.mul({a}, 2.0)")
+        names.append(v)
+    body.add(f"out = pl.assemble(out, {names[-1]}, [b, 0])")
+    ret = "pl.Tensor[[ROWS, COLS], pl.FP32]"
+    out_ann = ret if plain_out else f"pl.Out[{ret}]"
+    params = (f"x: pl.Tensor[[ROWS, COLS], pl.{xdt}], w: pl.Tensor[[COLS, COLS], pl.{wdt}], "
+              f"wt: pl.Tensor[[COLS, COLS], pl.{wdt}], gamma: pl.Tensor[[1, COLS], pl.FP32], out: {out_ann}"
+              + (", lens: pl.Tensor[[ROWS, 1], pl.INT32]" if pre else "")
+              + (f", x32: pl.Tensor[[ROWS, COLS], pl.FP32], side: {out_ann.replace('out', 'side')}" if side else ""))
+    if scope == "incore":
+        head = ("        for b in pl.range(0, ROWS, TILE):\n"
+                + "".join(f"            {line}\n" for line in pre)
+                + "            with pl.incore():\n")
+    else:
+        head = ("        with pl.auto_incore():\n"
+                "            for b in pl.parallel(0, ROWS, TILE, chunk=1):\n")
+    functions = (f"    @pl.function(type=pl.FunctionType.Opaque)\n    def main(self, {params}) -> {ret}:\n"
+                 + head + body.text() + "        return out\n")
+    text = _verify_line(_module(s, "spring") + _program(functions, False, "Spring"))
+    return Kernel("spring", text, idioms)
+
+
+STRATEGIES = {"feb": feb_kernel, "mar": mar_kernel, "spring": spring_kernel}
+
+
+def kernels(era: str | None = None):
+    """A strategy of kernels of one era, or of any era."""
+    if era:
+        return STRATEGIES[era]()
+    return st.one_of(*(STRATEGIES[e]() for e in ERAS))

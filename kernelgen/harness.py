@@ -1,0 +1,136 @@
+"""The differential run on one kernel: its own era's compiler, the tool to each target, the
+target's compiler, `verify`, a second run. Each (kernel, target) gets one `Verdict`.
+
+Categories of a verdict, in the order they are decided:
+- `source-refused`: the source's own compiler refuses it (a fault of the generator, not of
+  the tool; counted apart);
+- `internal`: the tool raised, or its compile worker reported an error of its own;
+- `silent`: the target's compiler refuses the migration at a line with no open review marker
+  (or names no line, or crashes);
+- `verify`: `verify` says the migration computes something else (or cannot run it);
+- `second-run`: migrating the migration changes it again;
+- `marked`: refused, but every refusal stands under an open `# pypto-migrate: review` marker;
+- `accepted`: none of the above.
+"""
+
+from __future__ import annotations
+
+import re
+import traceback
+from dataclasses import dataclass, field
+
+from . import tool
+from .compilers import CompilerGone, Compilers
+from .gen import SOURCE_COMPILER, Kernel
+
+CATEGORIES = ("accepted", "marked", "silent", "verify", "internal", "second-run", "source-refused")
+
+
+@dataclass
+class Verdict:
+    era: str
+    target: str
+    category: str
+    detail: str = ""
+    migrated: str = ""
+    markers: int = 0
+    findings: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return self.category not in ("accepted", "marked", "source-refused")
+
+    def key(self) -> str:
+        """The failure class: category and the message with its numbers and names blurred."""
+        return f"{self.era}>{self.target} {self.category}: {blur(self.detail)}"
+
+
+def blur(message: str) -> str:
+    first = message.strip().splitlines()[0] if message.strip() else ""
+    first = re.sub(r"/[^\s:'\"]+\.py(:\d+)*", "FILE", first)
+    first = re.sub(r"'[A-Za-z_][A-Za-z0-9_]*'", "'NAME'", first)
+    first = re.sub(r"`[^`]*`", "`X`", first)
+    first = re.sub(r"np\.\w+\([^)]*\)", "VALUE", first)
+    first = re.sub(r"\b(tensor|tile)\.[a-z_]+", r"\1.OP", first)
+    first = re.sub(r"-?\b\d+(\.\d+)?(e-?\d+)?\b", "N", first)
+    first = re.sub(r"\bv\d+\w*|\b(acc|first|nxt|lhs|rhs|c|n|r|g|h|q|m|p|t|d)v\d+\w*", "NAME", first)
+    return first[:160]
+
+
+def _errors(reply: dict) -> list[tuple[int | None, str]]:
+    found = [(e.get("line"), e.get("message", "")) for e in reply.get("errors", [])]
+    found += [(None, f"structure: {s.get('function', '')}: {s.get('message', s)}") for s in reply.get("structure", [])]
+    return found
+
+
+def source_ok(kernel: Kernel, compilers: Compilers) -> tuple[bool | None, str]:
+    """Whether the source's own compiler accepts it (None: no compiler for that era here)."""
+    name = SOURCE_COMPILER[kernel.era]
+    if name is None or not compilers.have(name):
+        return None, ""
+    if name == "2026-05-26":
+        reply = compilers.get(name).check_source(kernel.text)
+        if "rc" not in reply:
+            return False, reply.get("crash") or reply.get("internal") or str(reply)
+        return reply["rc"] == 0, reply.get("message", "")
+    reply = compilers.get(name).compile_target(kernel.text, name)
+    errors = _errors(reply)
+    if "internal" in reply or "crash" in reply:
+        return False, reply.get("internal") or reply.get("crash")
+    return not errors, "; ".join(m for _, m in errors)
+
+
+def judge(kernel: Kernel, target: str, compilers: Compilers, source: tuple[bool | None, str] | None = None) -> Verdict:
+    era = kernel.era
+    ok, why = source if source is not None else source_ok(kernel, compilers)
+    if ok is False:
+        return Verdict(era, target, "source-refused", why)
+    try:
+        migration = tool.migrate(kernel.text, target)
+    except Exception as exc:  # noqa: BLE001 - the tool's own failure is the finding
+        return Verdict(era, target, "internal", f"migrate raised {type(exc).__name__}: {exc}\n{traceback.format_exc(limit=-3)}")
+    out = migration.output
+    markers = out.count("# pypto-migrate: review")
+    verdict = Verdict(era, target, "accepted", migrated=out, markers=markers, findings=migration.errors)
+    if compilers.have(target):
+        try:
+            reply = compilers.get(target).compile_target(out, target)
+        except CompilerGone as exc:
+            return Verdict(era, target, "internal", str(exc), out, markers)
+        if "internal" in reply:
+            return Verdict(era, target, "internal", f"compile worker: {reply['internal']}", out, markers)
+        if "crash" in reply:
+            return Verdict(era, target, "silent", f"compiler crash: {reply['crash']}", out, markers)
+        errors = _errors(reply)
+        unmarked = [(line, msg) for line, msg in errors if line is None or not tool.marked(out, line)]
+        if unmarked:
+            line, msg = unmarked[0]
+            return Verdict(era, target, "silent", f"{msg} (line {line})", out, markers)
+        if errors:
+            verdict.category = "marked"
+            verdict.detail = errors[0][1]
+    try:
+        equal, said = tool.verify(kernel.text, out, target)
+    except Exception as exc:  # noqa: BLE001
+        return Verdict(era, target, "internal", f"verify raised {type(exc).__name__}: {exc}", out, markers)
+    if not equal:
+        return Verdict(era, target, "verify", said, out, markers)
+    try:
+        again = tool.migrate(out, target).output
+    except Exception as exc:  # noqa: BLE001
+        return Verdict(era, target, "internal", f"second run raised {type(exc).__name__}: {exc}", out, markers)
+    if again != out:
+        return Verdict(era, target, "second-run", _first_change(out, again), out, markers)
+    return verdict
+
+
+def _first_change(a: str, b: str) -> str:
+    for i, (x, y) in enumerate(zip(a.splitlines(), b.splitlines()), 1):
+        if x != y:
+            return f"line {i}: {x.strip()!r} -> {y.strip()!r}"
+    return "the line count changed"
+
+
+def judge_all(kernel: Kernel, compilers: Compilers) -> list[Verdict]:
+    source = source_ok(kernel, compilers)
+    return [judge(kernel, target, compilers, source) for target in kernel.targets]

@@ -1,0 +1,99 @@
+"""The kernel generator (kernelgen/) and a fixed-seed smoke of its differential run.
+
+The generator's own checks need no compiler: every kernel of every era is Python, uses pypto
+ops of the API tables, and code already at a target runs in the interpreter. The smoke needs
+the three compilers (c39 in this Python, the 2026-08 one, the 2026-05-26 one: `make install`
+builds them from ../shared); without them it skips, and under CI=true it fails.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from needs import head_python, missing, pypto_or_skip
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from kernelgen import tool  # noqa: E402
+from kernelgen.fuzz import Shard, known_keys, run_shard, summary, table_ops  # noqa: E402
+from kernelgen.gen import ERAS, kernels  # noqa: E402
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_generated_kernels_are_whole_programs_of_table_ops(era):
+    ops = table_ops()
+
+    @settings(max_examples=15, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(kernels(era))
+    def check(kernel):
+        tree = ast.parse(kernel.text)
+        assert any(isinstance(n, (ast.ClassDef, ast.FunctionDef)) for n in tree.body)
+        used = kernel.ops()
+        assert used and used <= ops | {"parallel", "range", "auto_incore", "incore", "function", "program",
+                                        "yield_"}, used - ops
+
+    check()
+
+
+@pytest.mark.parametrize("era", ["mar", "spring"])
+def test_kernels_already_at_a_target_run_in_the_interpreter(era):
+    """A kernel of 2026-03 is its own migration to 2026-03; run as both, verify says equal."""
+
+    @settings(max_examples=10, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(kernels(era))
+    def check(kernel):
+        if era == "mar":
+            equal, said = tool.verify(kernel.text, kernel.text, "2026-03")
+            assert equal, f"{said}\n{kernel.text}"
+        else:  # a spring kernel: the original profile runs it (against its own migration)
+            out = tool.migrate(kernel.text, "2026-08").output
+            equal, said = tool.verify(kernel.text, out, "2026-08")
+            assert equal or "original.py" not in said, f"{said}\n{kernel.text}"
+
+    check()
+
+
+def _compilers_or_skip():
+    from kernelgen.compilers import pythons
+
+    pypto_or_skip()
+    head_python()
+    if not pythons()["2026-05-26"]:
+        missing("no Python with the compiler of 2026-05-26 (make install builds .venv-era-2026-05 from "
+                "../shared/oracle-eras/2026-05-26; or set PYPTO_ERA_2026_05_PYTHON)")
+
+
+SMOKE = [Shard(era, 4, 20261128 + i) for i, era in enumerate(ERAS)]
+
+
+def test_fuzz_smoke_finds_no_new_failure_class():
+    """A fixed seed, four kernels per era through every target: each source is accepted by its
+    own era's compiler, and every failure is one of fixtures/fuzz/catalogue.json's classes
+    (each pinned there by a test of its minimal kernel). A new class fails this test."""
+    _compilers_or_skip()
+    results = [run_shard(shard) for shard in SMOKE]
+    lines, keys = summary(results, table_ops())
+    report = "\n".join(lines)
+    refused = [r for res in results for r in res["records"] if r[2] == "source-refused"]
+    assert not refused, f"the generator wrote kernels their own compiler refuses: {refused}\n{report}"
+    new = sorted(set(keys) - known_keys())
+    assert not new, "new failure classes (run `make fuzz` to shrink and keep them):\n" + "\n".join(new) + "\n" + report
+    assert sum(len(res["records"]) for res in results) == sum(len(TARGETS) for TARGETS in
+                                                              [("2026-03", "2026-08")] * 8 + [("2026-08",)] * 4)
+
+
+def test_the_tool_never_imports_the_generator():
+    wrong = []
+    for path in sorted((ROOT / "codemods").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            wrong += [f"{path.relative_to(ROOT)}:{node.lineno}" for n in names if n.split(".")[0] == "kernelgen"]
+    assert not wrong
