@@ -52,6 +52,8 @@ class RegionPlan:
     hoisted: set[str] = field(default_factory=set)  # Tensors assembled in an incore block, made before it
     late_loads: dict[tuple[cst.CSTNode, str], str] = field(default_factory=dict)  # (statement, tensor) -> tile loaded there
     loop_bound: set[str] = field(default_factory=set)  # names bound inside a loop of the region
+    bound: set[str] = field(default_factory=set)  # names the walk has seen bound in the region so far
+    carried_init: dict[str, tuple] = field(default_factory=dict)  # loop-carried name -> (init node, its loop)
 
 
 class View(NamedTuple):
