@@ -59,12 +59,41 @@ class Decisions:
             reshape = None
             if target.shape and source.shape and len(target.shape) > len(source.shape):
                 reshape = self._shape_text(("1",) * (len(target.shape) - len(source.shape)) + source.shape)
-            self.plan.decisions["assemble-to-store"][node] = reshape
+            window = self._stored_window(pos[1], source, sc)
+            if window is not None and reshape is None:
+                self.plan.decisions["assemble-to-store"][node] = ("valid", window, self._zeros(source))
+            else:
+                self.plan.decisions["assemble-to-store"][node] = reshape
             return target
         if target.is_tile:
             self._flag("untyped-value", sc.node, "assembling into a Tile: there is no tile concatenation; "
                        "hand the pieces off through a Tensor created before the kernel")
         return target
+
+    def _stored_window(self, operand, source: Val, sc: Site) -> str | None:
+        """The valid region of a masked piece an assemble writes (`pl.view(..., valid_shape=v)`):
+        the old assemble wrote only that region, leaving what the target held around it, and a
+        store writes the whole tile, its padding too. The region as a constant shape to store
+        a slice of, where it is smaller than the tile; a flag where it is not constant."""
+        text = self._valid_window(operand, ("view", "slice"))
+        if text is None or not source.shape:
+            return None
+        try:
+            node = cst.parse_expression(text)
+        except cst.ParserSyntaxError:
+            node = None
+        elements = [code(e.value) for e in node.elements] if isinstance(node, (cst.List, cst.Tuple)) else None
+        sizes = [self._int_of(e) for e in elements] if elements is not None else [None]
+        whole = [self._int_of(e) for e in source.shape]
+        if None in sizes or elements is None or len(elements) != len(source.shape):
+            self._flag("assemble-to-store", sc.node, f"the piece assembled here is masked to its valid region {text}, "
+                       "which the old pl.assemble wrote alone, and pl.store writes the whole tile, its padding too: "
+                       "store only the valid region by hand (a constant-shaped pl.slice of the tile), or keep what "
+                       "the padding overwrites")
+            return None
+        if sizes == whole:
+            return None
+        return self._shape_text(tuple(elements))
 
     def _kernel_read(self, node, pos, src: Val, sc: Site) -> None:
         """A scalar read inside a kernel: of a Tile as it is, of a Tensor through its whole load."""
@@ -197,7 +226,11 @@ class Decisions:
         if not isinstance(arg, cst.Name) or not v.shape:
             self._flag("untyped-value", sc.node, f"{code(arg)[:40]} is a Tensor where a Tile is needed; load it by hand")
             return v
-        if arg.value in rp.stored:  # written in this kernel: read it where it is read, not at the start
+        if arg.value in rp.carried_init and arg.value not in rp.stored:  # what the loop starts from is loaded
+            return self._load_carried_init(arg.value, v, rp, sc)
+        if arg.value in rp.stored or arg.value in rp.bound:
+            # written or bound in this kernel before this read: read it where it is read; a load at
+            # the kernel's start would read a name not yet bound there (or its value of before)
             key = (sc.node, arg.value)
             tile = rp.late_loads.get(key)
             if tile is None:
@@ -217,6 +250,29 @@ class Decisions:
                 for node in rp.name_nodes.get(arg.value, ()):
                     self.plan.decisions["tensor-operand-load"][node] = tile
         self.plan.decisions["tensor-operand-load"][arg] = tile
+        return Val(TILE, v.shape, v.dtype, VEC)
+
+    def _load_carried_init(self, name: str, v: Val, rp: RegionPlan, sc: Site) -> Val:
+        """A Tensor a loop of the kernel carries (`for i, (acc,) in pl.range(n, init_values=(t,))`)
+        read where a Tile is needed: the loop's header name is bound only by the loop, so what is
+        loaded is its init value `t`, before the loop, and the loop carries that tile: one kind for
+        the init value, the header name, the yield and the binding after the loop."""
+        init, loop = rp.carried_init[name]
+        if not isinstance(init, cst.Name):
+            self._flag("untyped-value", sc.node, f"{name} is a Tensor the loop carries from {code(init)[:40]}; "
+                       "load the init value into a tile before the loop by hand")
+            return v
+        key = (loop, init.value)
+        tile = rp.late_loads.get(key)
+        if tile is None:
+            if init.value in rp.stored or init.value in rp.bound:
+                tile = rp.late_loads[key] = self._fresh(f"{init.value}_tile")
+                self._edit("tensor-operand-load", "before", loop,
+                           statement("load", name=tile, tensor=init.value, offsets=self._zeros(v), shape=self._shape_text(v.shape)))
+                self._alloc(rp, VEC, v.shape, v.dtype, f"load of {init.value}", loop, tile)
+            else:
+                tile = rp.late_loads[key] = self._preamble(rp, init.value, v, "tensor-operand-load")
+        self.plan.decisions["tensor-operand-load"][init] = tile
         return Val(TILE, v.shape, v.dtype, VEC)
 
     def _carry_as_tile(self, rp: RegionPlan, name: str, sc: Site) -> bool:
@@ -265,14 +321,14 @@ class Decisions:
         self._edit("tile-reduction-scratch", "before", sc.node, text)
         self._alloc(sc.region, VEC, first.shape, first.dtype, "scratch tile", sc.node, name)
 
-    def _valid_window(self, operand) -> str | None:
+    def _valid_window(self, operand, ops=("view", "slice", "load")) -> str | None:
         """The valid region a reduction's operand was given (`pl.view(..., valid_shape=v)`, directly
         or through the name it was bound to), as written; None where it has none."""
         values = [operand]
         if isinstance(operand, cst.Name):
             values = [a.value for a in assignments(self.kf.node, operand.value)]
         for value in values:
-            if isinstance(value, cst.Call) and self._call_op(value) in ("view", "slice", "load"):
+            if isinstance(value, cst.Call) and self._call_op(value) in ops:
                 for a in value.args:
                     if a.keyword is not None and a.keyword.value in ("valid_shape", "valid_shapes"):
                         return code(a.value)

@@ -53,6 +53,8 @@ class RegionPlan:
     late_loads: dict[tuple[cst.CSTNode, str], str] = field(default_factory=dict)  # (statement, tensor) -> tile loaded there
     loop_bound: set[str] = field(default_factory=set)  # names bound inside a loop of the region
     over_limit: int = 0  # buffer spaces over the 910B limits (report's OVER lines), marked or not
+    bound: set[str] = field(default_factory=set)  # names the walk has seen bound in the region so far
+    carried_init: dict[str, tuple] = field(default_factory=dict)  # loop-carried name -> (init node, its loop)
 
 
 class View(NamedTuple):

@@ -26,7 +26,7 @@ from ..check.strict import rejected_within
 from ..model.annotations import differences, fully_known
 from ..model.extents import runtime_names
 from ..model.inference import Inference, Site
-from ..model.kernels import (COUNTER, KernelFunction, OpIndex, Region, find_regions, kernel_functions, loop_targets,
+from ..model.kernels import (CARRIED, COUNTER, KernelFunction, OpIndex, Region, find_regions, kernel_functions, loop_targets,
                              module_alias, parameter_value, scope_kind)
 from ..model.liveness import Liveness
 from ..model.shapes import ShapeConstants
@@ -145,6 +145,13 @@ class Planner(HandOffs, Decisions, Inference, RegionScan, RejectionScope, ShapeC
                     env[name] = SCALAR_VAL
                 else:  # a carried value starts as its init value; an unpacked one is not known
                     env[name] = env.get(start.value, UNKNOWN_VAL) if type(start) is cst.Name else UNKNOWN_VAL
+                if rp is not None:
+                    if how == CARRIED and start is not None:
+                        rp.carried_init[name] = (start, s)
+                    else:
+                        rp.bound.add(name)
+                    if env[name].is_tile:  # the loop binds it to a Tile: its readers take part in a rejection with it
+                        self._tile_binds[id(s)].add(name)
             self._expr(s.iter, env, Site(s, rp))
             if _auto_incore(scope, self.ops):  # only auto_incore splits chunked loops (measured)
                 self._hoist_loop_bounds(s)
@@ -184,12 +191,25 @@ class Planner(HandOffs, Decisions, Inference, RegionScan, RejectionScope, ShapeC
                 self.plan.decisions["handoff-buffer"][small] = ("whole", self._zeros(value), name)
                 return
             env[name] = value
+            if rp is not None:
+                rp.bound.add(name)
             if rp is not None and value.is_tile:
                 rp.tile_vars.add(name)
                 self._tile_binds[id(stmt)].add(name)
         elif isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
             if small.value is not None:
                 self._expr(small.value, env, Site(stmt, rp))
+            if isinstance(small, cst.Assign) and self._call_op(small.value) == "yield_":
+                # `a_out, b_out = pl.yield_(a, b)`: each result binding is what the loop hands on in
+                # its place (the value yielded there), as the loop's header names are
+                names = small.targets[0].target if len(small.targets) == 1 else None
+                yielded = self._yielded
+                if type(names) in (cst.Tuple, cst.List) and len(names.elements) == len(yielded):
+                    for element, value in zip(names.elements, yielded):
+                        if type(element.value) is cst.Name:
+                            env[element.value.value] = value
+                            if rp is not None:
+                                rp.bound.add(element.value.value)
         elif isinstance(small, (cst.Expr, cst.Return)):
             if small.value is not None:
                 self._expr(small.value, env, Site(stmt, rp))

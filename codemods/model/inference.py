@@ -45,6 +45,8 @@ class Site(NamedTuple):
 class Inference:
     """Mixin of the Planner: the typing of expressions."""
 
+    _yielded: list[Val] = []  # what the last `pl.yield_` typed hands on, by position
+
     # -- structure -----------------------------------------------------------------------
     def _call_op(self, node) -> str | None:
         return self.ops.get(node) if isinstance(node, cst.Call) else None
@@ -127,6 +129,12 @@ class Inference:
             return self._read(op, node, pos, env, sc)
         if op == "matmul":
             return self._matmul(node, pos, kw, env, sc)
+        if op == "yield_":
+            # The values a loop hands on (`acc_out = pl.yield_(nxt)`): the binding after the loop
+            # is what is yielded, so a value keeps one kind through init_values, the loop's
+            # header, the yield and the name read after the loop.
+            self._yielded = [self._expr(p, env, inner) for p in pos]
+            return self._yielded[0] if len(self._yielded) == 1 else UNKNOWN_VAL
         if op in ("min", "max") or op in ("range", "parallel", "unroll"):
             for p in pos:
                 self._expr(p, env, inner)

@@ -113,7 +113,7 @@ def _bounded(shape, bounds) -> cst.List:
 
 @kind("assemble-to-store")
 class AssembleToStore(Planned):
-    templates = ("match", "replace", "store_reshaped")
+    templates = ("match", "replace", "store_reshaped", "store_valid")
 
     def leave_Call(self, original, updated, ctx):
         if original not in self.decisions:
@@ -122,6 +122,9 @@ class AssembleToStore(Planned):
         if bound is None:
             return None
         reshape = self.decisions[original]
+        if isinstance(reshape, tuple):  # ("valid", shape, offsets): only the piece's valid region is stored
+            values = {k: v.value for k, v in bound.items()}
+            return self.fill(self.t["store_valid"].format(shape=reshape[1], offsets=reshape[2]), **values)
         if reshape:
             values = {k: v.value for k, v in bound.items()}
             return self.fill(self.t["store_reshaped"].format(shape=reshape), **values)

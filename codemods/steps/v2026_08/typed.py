@@ -256,3 +256,36 @@ class FlatOffset(Upgrade):
         args = positional(new)
         rest = ", ".join(self.text(a.value) for a in args[2:])
         return self.expr(f"pl.{op}({self.text(args[0].value)}, {indices}{', ' + rest if rest else ''})")
+
+
+@kind("upgrade-cast-path")
+class CastPath(Upgrade):
+    """A tile cast the target's backend has no path for (the API table's `[casts]`, measured):
+    where the target dtype holds every value of the source, routed through a dtype that holds
+    them too and has a path on (the same cast, to the bit); flagged otherwise."""
+
+    def scan(self, site: Site) -> None:
+        paths, exact = self.api.cast_paths, self.api.exact_casts
+        if not paths:
+            return
+        reached = {d for ds in paths.values() for d in ds}
+        for call, op in self.calls(site, "cast"):
+            x = argument(call, 0, "input") or argument(call, 0, "tile")
+            target = argument(call, 1, "target_type")
+            if x is None or target is None:
+                continue
+            t = self.info.type_of(x, site.env)
+            src, dst = t.dtype, self.info.ops.get(target)
+            if t.kind not in (TILE, TENSOR) or src not in paths or dst is None or dst == src or dst in paths[src]:
+                continue
+            if dst in paths and dst not in reached:
+                continue  # no dtype casts to it there: a choice of backend, not of route (PTO127)
+            # Where both the route's dtype and the target hold every value of the source, each value
+            # arrives unchanged either way: the route is the cast itself, whatever the rounding mode.
+            held = exact.get(src, frozenset())
+            via = [m for m in sorted(held) if dst in held and m in paths[src] and dst in paths.get(m, ())]
+            if via:
+                through = via[0]
+                self.rewrite(x, lambda new, m=through: self.expr(f"pl.cast({self.text(new)}, target_type=pl.{m})"))
+                continue
+            self.flag(site, self.params.get("message", "").format(src=src, dst=dst, arch=self.api.cast_arch))
