@@ -65,6 +65,8 @@ class Inference:
             return SCALAR_VAL
         if kind is cst.Call:
             op = self.ops.get(node)
+            if op is None and type(node.func) is cst.Name and node.func.value in self.helpers:
+                return self._inline_call(node, env, sc)  # the planner's: an @pl.inline helper typed at its call
             if op is None:
                 for arg in node.args:
                     self._expr(arg.value, env, sc.inner())
