@@ -172,3 +172,30 @@ def test_c39_rejects_what_the_fixes_replace(old, new, message, tmp_path):
     path.write_text(text.replace(old, new, 1))
     [error] = bridge.compile_source(path, None, "parse").errors
     assert message in error.message
+
+
+# A region migrated for another statement (pl.neg on a slice): the helper's call reads a slice
+# that no rejection needs loaded, so it stays a Tensor slice (c39 lowers the tensor ops), and
+# the helper keeps its Tensor annotations.
+UNTOUCHED_CALL = HELPER.replace("""        out: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
+    )""", """        out: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
+        side: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
+    )""").replace("""                rows = pl.view(x, [4, 64], [b, 0])
+                moved = shift(pl.neg(rows))
+                out = pl.assemble(out, moved, [b, 0])""", """                rows = pl.slice(x, [4, 64], [b, 0])
+                side = pl.assemble(side, shift(rows), [b, 0])
+                other = pl.slice(x, [4, 64], [b, 0])
+                out = pl.assemble(out, pl.neg(other), [b, 0])""")
+
+
+def test_a_helper_whose_call_stays_as_it_is_keeps_its_annotations(run_rules, tmp_path):
+    result = run_rules(UNTOUCHED_CALL)
+    assert "other = pl.load(x, [b, 0], [4, 64]" in result.output
+    assert "rows = pl.slice(x, [4, 64], [b, 0])" in result.output and "side = pl.assemble(side, shift(rows), [b, 0])" in result.output
+    assert "pl.Tile" not in result.output and result.findings == []
+    pypto_or_skip()
+    from codemods.compiler import bridge
+
+    path = tmp_path / "kernel.py"
+    path.write_text(result.output)
+    assert bridge.compile_source(path, None, "passes").errors == []

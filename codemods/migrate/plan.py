@@ -52,6 +52,7 @@ class RegionPlan:
     hoisted: set[str] = field(default_factory=set)  # Tensors assembled in an incore block, made before it
     late_loads: dict[tuple[cst.CSTNode, str], str] = field(default_factory=dict)  # (statement, tensor) -> tile loaded there
     loop_bound: set[str] = field(default_factory=set)  # names bound inside a loop of the region
+    kept: set[int] = field(default_factory=set)  # ids of the statements whose edits are made (migrate/selection.py)
 
 
 class View(NamedTuple):

@@ -265,7 +265,7 @@ class Planner(HandOffs, Decisions, Inference, RegionScan, RejectionScope, ShapeC
         if (any(a.keyword is not None or a.star for a in node.args) or len(vals) != len(params)
                 or helper.params.star_arg is not cst.MaybeSentinel.DEFAULT or self._inline_site is not None):
             return UNKNOWN_VAL  # not a call c39 inlines as written, or a helper calling a helper
-        site = InlineSite(live=sc.region is not None and not self._quiet)
+        site = InlineSite(sc.region, sc.node, self._quiet)
         henv: dict[str, Val] = {}
         for param, v in zip(params, vals):
             declared = parameter_value(param.annotation.annotation if param.annotation else None, self.ops)
@@ -295,12 +295,17 @@ class Planner(HandOffs, Decisions, Inference, RegionScan, RejectionScope, ShapeC
         inlining, its parameters' and result's so that the helper says what it now takes. A
         local that one call makes a Tile and another a Tensor is flagged: no one annotation fits."""
         for name, sites in self._inline_sites.items():
-            if not any(site.live for site in sites):
+            # A call in a migrated region whose statement keeps its edits: the code there becomes
+            # what the plan typed. Elsewhere in a region, what the plan typed a Tile may stay a Tensor.
+            live = [site.region is not None and not site.quiet and id(site.statement) in site.region.kept for site in sites]
+            if not any(live):
                 continue
             seen: dict[int, list] = {}
-            for site in sites:
+            for site, made in zip(sites, live):
                 for annotation, declared, value, stmt in site.annotations:
                     if annotation is not None and declared.is_tensor:
+                        if value.is_tile and not made and site.region is not None:
+                            value = UNKNOWN_VAL  # typed a Tile, but this call's code may stay as it is
                         seen.setdefault(id(annotation), [annotation, declared, stmt, []])[3].append(value)
             for annotation, declared, stmt, values in seen.values():
                 if len(values) == len(sites) and all(v.is_tile for v in values):
@@ -357,10 +362,12 @@ class Planner(HandOffs, Decisions, Inference, RegionScan, RejectionScope, ShapeC
 
 class InlineSite:
     """One call of an `@pl.inline` helper: what each annotation of the helper (parameters, locals,
-    result) met there, and whether the call is in code being migrated."""
+    result) met there, and where the call is."""
 
-    def __init__(self, live: bool) -> None:
-        self.live = live
+    def __init__(self, region, statement, quiet: bool) -> None:
+        self.region = region  # the RegionPlan of a call in a kernel region, else None
+        self.statement = statement
+        self.quiet = quiet  # in a region the target accepts as it is
         self.annotations: list[tuple] = []  # (Annotation node or None, declared Val, Val met, statement or None)
         self.returns: list[Val] = []
 
