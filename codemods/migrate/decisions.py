@@ -214,6 +214,23 @@ class Decisions:
         if wrong_space and spec.unit == "vector":
             self._flag("untyped-value", sc.node, f"vector op pl.{op} on a tile in {wrong_space[0].space}; vector ops need Vec")
 
+    def _tile_form(self, op: str, node: cst.Call, sc: Site) -> str | None:
+        """`pl.tensor.X` given a Tile inside a kernel (the migration made its operand one): the op
+        of the target that takes tiles, read off the API table: `X` where it is unified (it
+        dispatches on its first operand), else `tile.X`. None, and the line flagged, where the
+        table has neither."""
+        _, _, name = op.partition(".")
+        for candidate in (name, f"tile.{name}"):
+            spec = self.api.ops.get(candidate)
+            if spec is None or not self.api.exists(candidate):
+                continue
+            if spec.kind == "unified" or (candidate.startswith("tile.") and spec.kind == "tile-only"):
+                self._decide("namespaced-tile-op", node.func, candidate)
+                return candidate
+        self._flag("untyped-value", sc.node, f"pl.{op} is given a Tile here and the target has no tile form of it: "
+                   "rewrite it with tile ops by hand")
+        return None
+
     def _read_by_vector_op(self, rp: RegionPlan, name: str) -> bool:
         for op, i in rp.operand_of.get(name, ()):
             spec = self.api.ops.get(op)

@@ -55,6 +55,7 @@ class RegionPlan:
     over_limit: int = 0  # buffer spaces over the 910B limits (report's OVER lines), marked or not
     bound: set[str] = field(default_factory=set)  # names the walk has seen bound in the region so far
     carried_init: dict[str, tuple] = field(default_factory=dict)  # loop-carried name -> (init node, its loop)
+    kept: set[int] = field(default_factory=set)  # ids of the statements whose edits are made (migrate/selection.py)
 
 
 class View(NamedTuple):

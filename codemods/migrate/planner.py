@@ -30,7 +30,7 @@ from ..model.kernels import (CARRIED, COUNTER, KernelFunction, OpIndex, Region, 
                              module_alias, parameter_value, scope_kind)
 from ..model.liveness import Liveness
 from ..model.shapes import ShapeConstants
-from ..model.values import SCALAR_VAL, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, Val, join
+from ..model.values import SCALAR_VAL, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, VEC, Val, join
 from ..rulebook.loading import ApiTable
 from ..syntax.nodes import statements
 from .decisions import Decisions, statement
@@ -61,12 +61,18 @@ class Planner(HandOffs, Decisions, Inference, RegionScan, RejectionScope, ShapeC
         self._quiet = False
         self._in_region = False
         self._tile_binds: dict[int, set[str]] = defaultdict(set)  # statement id -> names it binds to a Tile
+        # `@pl.inline` helpers of the module: the compiler parses a helper's body at each call, with
+        # the arguments' types; what each call gave its annotations is gathered here.
+        self.helpers = inline_helpers(module, self.ops)
+        self._inline_site: InlineSite | None = None
+        self._inline_sites: dict[str, list[InlineSite]] = defaultdict(list)
 
     # -- entry ---------------------------------------------------------------------------
     def run(self) -> Plan:
         self.plan.alias = module_alias(self.ops)
         for kf in kernel_functions(self.module, self.ops):
             self.function(kf)
+        self._retype_helpers()
         return self.plan
 
     def function(self, kf: KernelFunction) -> None:
@@ -212,7 +218,9 @@ class Planner(HandOffs, Decisions, Inference, RegionScan, RejectionScope, ShapeC
                                 rp.bound.add(element.value.value)
         elif isinstance(small, (cst.Expr, cst.Return)):
             if small.value is not None:
-                self._expr(small.value, env, Site(stmt, rp))
+                value = self._expr(small.value, env, Site(stmt, rp))
+                if type(small) is cst.Return and self._inline_site is not None:
+                    self._inline_site.returns.append(value)
 
     def _annotated(self, small: cst.AnnAssign, stmt, env, rp) -> None:
         """`x: pl.Tensor[[M, N], pl.FP32] = value`: the compiler checks the annotation against the
@@ -230,6 +238,11 @@ class Planner(HandOffs, Decisions, Inference, RegionScan, RejectionScope, ShapeC
         # keyed by the value's own nodes or by the statement, which both forms share.
         self._small(cst.Assign([cst.AssignTarget(small.target)], small.value), stmt, env, rp)
         value = env.get(name, UNKNOWN_VAL)
+        if self._inline_site is not None:  # a helper's body typed for one call: judged over all its calls
+            self._inline_site.annotations.append((small.annotation, declared, value, stmt))
+            if value.kind == UNKNOWN and declared.kind in (TENSOR, TILE):
+                env[name] = declared
+            return None
         if value.kind == UNKNOWN and declared.kind in (TENSOR, TILE):
             value = declared  # what the annotation says is what the compiler will hold it to
             env[name] = value
@@ -260,6 +273,73 @@ class Planner(HandOffs, Decisions, Inference, RegionScan, RejectionScope, ShapeC
         else:
             self._flag("untyped-value", stmt, f"{found[0]}: correct the annotation by hand")
         return True
+
+    # -- @pl.inline helpers ----------------------------------------------------------------
+    def _inline_call(self, node: cst.Call, env, sc: Site) -> Val:
+        """A call of an `@pl.inline` helper: c39 parses the helper's body in place, with its
+        arguments' types (its parameter annotations are not checked, its locals' are). The body
+        is typed for this call (nothing decided inside it), and the call is what it returns."""
+        helper = self.helpers[node.func.value]
+        params = [*helper.params.posonly_params, *helper.params.params]
+        vals = [self._expr(a.value, env, sc.inner()) for a in node.args]
+        if (any(a.keyword is not None or a.star for a in node.args) or len(vals) != len(params)
+                or helper.params.star_arg is not cst.MaybeSentinel.DEFAULT or self._inline_site is not None):
+            return UNKNOWN_VAL  # not a call c39 inlines as written, or a helper calling a helper
+        site = InlineSite(sc.region, sc.node, self._quiet)
+        henv: dict[str, Val] = {}
+        for param, v in zip(params, vals):
+            declared = parameter_value(param.annotation.annotation if param.annotation else None, self.ops)
+            henv[param.name.value] = v if v.kind != UNKNOWN else declared
+            site.annotations.append((param.annotation, declared, henv[param.name.value], None))
+        in_region, escaped = self._in_region, self.escaped
+        self._inline_site, self._in_region, self.escaped = site, False, {}
+        try:
+            with self._muted(True):
+                self._block(statements(helper), henv, None, None)
+        finally:
+            self._inline_site, self._in_region, self.escaped = None, in_region, escaped
+        if helper.returns is not None:
+            returned = parameter_value(helper.returns.annotation, self.ops)
+            result = site.returns[0] if site.returns else UNKNOWN_VAL
+            for other in site.returns[1:]:
+                result = join(result, other)
+            site.annotations.append((helper.returns, returned, result, None))
+        else:
+            result = site.returns[0] if len(site.returns) == 1 else UNKNOWN_VAL
+        self._inline_sites[node.func.value].append(site)
+        return result.but(space=VEC) if result.is_tile and result.space is None else result
+
+    def _retype_helpers(self) -> None:
+        """Each `pl.Tensor` annotation of a helper that every call gives a Tile, at least one in
+        code being migrated, says `pl.Tile`: its locals' because c39 checks them at each
+        inlining, its parameters' and result's so that the helper says what it now takes. A
+        local that one call makes a Tile and another a Tensor is flagged: no one annotation fits."""
+        for name, sites in self._inline_sites.items():
+            # A call in a migrated region whose statement keeps its edits: the code there becomes
+            # what the plan typed. Elsewhere in a region, what the plan typed a Tile may stay a Tensor.
+            live = [site.region is not None and not site.quiet and id(site.statement) in site.region.kept for site in sites]
+            if not any(live):
+                continue
+            seen: dict[int, list] = {}
+            for site, made in zip(sites, live):
+                for annotation, declared, value, stmt in site.annotations:
+                    if annotation is not None and declared.is_tensor:
+                        if value.is_tile and not made and site.region is not None:
+                            value = UNKNOWN_VAL  # typed a Tile, but this call's code may stay as it is
+                        seen.setdefault(id(annotation), [annotation, declared, stmt, []])[3].append(value)
+            for annotation, declared, stmt, values in seen.values():
+                if len(values) == len(sites) and all(v.is_tile for v in values):
+                    shape, dtype = declared.shape or values[0].shape, declared.dtype or values[0].dtype
+                    if shape is not None and dtype is not None:
+                        self.plan.decisions["retype-annotation"][annotation] = (self._shape_text(shape), dtype)
+                    elif stmt is not None:
+                        self.plan.flags.append(("untyped-value", stmt, f"the value of this local of @pl.inline {name} "
+                                                "becomes a Tile but its annotation says Tensor; annotate it "
+                                                "pl.Tile[[shape], dtype] by hand"))
+                elif stmt is not None and any(v.is_tile for v in values):
+                    self.plan.flags.append(("untyped-value", stmt, f"@pl.inline {name} is called with a Tile and "
+                                            "with a Tensor: c39 checks this annotation at each call, and no one "
+                                            "annotation fits both; split the helper or drop the annotation"))
 
     def _region(self, rp: RegionPlan, env: dict[str, Val]) -> None:
         outer = self._in_region
@@ -298,6 +378,27 @@ class Planner(HandOffs, Decisions, Inference, RegionScan, RejectionScope, ShapeC
             v = env.get(tensor) or UNKNOWN_VAL
             text = statement("load", name=tile, tensor=tensor, offsets=self._zeros(v), shape=self._shape_text(v.shape))
             self._edit(share, "prepend", rp.region.node, text)
+
+
+class InlineSite:
+    """One call of an `@pl.inline` helper: what each annotation of the helper (parameters, locals,
+    result) met there, and where the call is."""
+
+    def __init__(self, region, statement, quiet: bool) -> None:
+        self.region = region  # the RegionPlan of a call in a kernel region, else None
+        self.statement = statement
+        self.quiet = quiet  # in a region the target accepts as it is
+        self.annotations: list[tuple] = []  # (Annotation node or None, declared Val, Val met, statement or None)
+        self.returns: list[Val] = []
+
+
+def inline_helpers(module: cst.Module, ops) -> dict[str, cst.FunctionDef]:
+    """The module's functions decorated `@pl.inline`, by name."""
+    found = {}
+    for statement in module.body:
+        if type(statement) is cst.FunctionDef and any(ops.get(d.decorator) == "inline" for d in statement.decorators):
+            found[statement.name.value] = statement
+    return found
 
 
 def plan_module(module: cst.Module, api: ApiTable, text: str | None = None) -> Plan:

@@ -116,6 +116,7 @@ class RejectionScope:
         leaves = _Leaves(rp.body)
         handed = {m.group(1) for e in edits if e.rule == "handoff-buffer" and e.where == "after" and (m := _BOUND.match(e.code))}
         hot = self._closure(rp, leaves, handed)
+        rp.kept = hot
 
         def needed(node) -> bool | None:
             sid = leaves.of.get(id(node))

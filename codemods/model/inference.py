@@ -8,7 +8,7 @@ come from the API table (`model.results`), scalar dtypes from the DSL's own prom
 It decides nothing itself. Where a value's type implies a change to the code, it calls the
 decision side (`codemods.migrate.decisions`, mixed into the same Planner), which supplies
 `_flag`, `_alloc`, `_decide`, `_load_operand`, `_scratch`, `_assemble`, `_kernel_read`,
-`_kernel_matmul`, `_tensor_creation` and `_operand_checks`; `_hoist_shape` comes from
+`_kernel_matmul`, `_tensor_creation`, `_tile_form` and `_operand_checks`; `_hoist_shape` comes from
 `model.shapes`. This module imports nothing of `migrate`, so the dependency runs one way.
 """
 
@@ -67,6 +67,8 @@ class Inference:
             return SCALAR_VAL
         if kind is cst.Call:
             op = self.ops.get(node)
+            if op is None and type(node.func) is cst.Name and node.func.value in self.helpers:
+                return self._inline_call(node, env, sc)  # the planner's: an @pl.inline helper typed at its call
             if op is None:
                 for arg in node.args:
                     self._expr(arg.value, env, sc.inner())
@@ -164,6 +166,15 @@ class Inference:
                   and not spec.may_read_acc(i) and self._call_op(arg) == "matmul"):
                 v = self._matmul_to_vec(arg, v, rp, sc)  # written inline: moved out of Acc where it is read
             vals.append(v)
+        if rp is not None and spec.kind == "tensor-only" and any(v.is_tile for v in vals):
+            # `pl.tensor.X` on a value the migration makes a Tile: the form of X the table says takes tiles.
+            retarget = self._tile_form(op, node, sc)
+            if retarget is not None:
+                op, spec = retarget, self.api.ops[retarget]
+                for i, (arg, v) in enumerate(zip(pos, vals)):
+                    role = spec.roles.get(spec.params[i], "value") if i < len(spec.params) else "value"
+                    if v.is_tensor and role in ("tile", "value", "value-or-scalar"):
+                        vals[i] = self._load_operand(arg, v, rp, sc)
         first = vals[0] if vals else UNKNOWN_VAL
         if rp is None:
             if first.is_tile or spec.kind == "tile-only":

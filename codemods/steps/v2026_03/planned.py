@@ -263,6 +263,17 @@ class HandoffBuffer(Planned):
         return updated.with_changes(targets=[target], value=value)
 
 
+@kind("namespaced-tile-op")
+class NamespacedTileOp(Planned):
+    """`pl.tensor.X(tile, ...)` → `pl.X(tile, ...)` (or `pl.tile.X`): the op the planner chose from the API table."""
+
+    def leave_Attribute(self, original, updated, ctx):
+        name = self.decisions.get(original)
+        if name is None:
+            return None
+        return cst.parse_expression(f"{self.plan.alias}.{name}")
+
+
 @kind("retype-annotation")
 class RetypeAnnotation(Planned):
     """`x: pl.Tensor[S, D] = v` where `v` became a Tile: the annotation says Tile, with the same S and D."""
