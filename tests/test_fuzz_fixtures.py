@@ -24,8 +24,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 FUZZ = ROOT / "fixtures" / "fuzz"
 CATALOGUE = json.loads((FUZZ / "catalogue.json").read_text(encoding="utf-8")) if (FUZZ / "catalogue.json").is_file() else []
-# Kept kernels whose failure was fixed (their entry left the catalogue): plain regression tests.
-# The name says the era and target: `feb_to_202603_...` is February code taken to 2026-03.
 
 
 @pytest.fixture(scope="module")
