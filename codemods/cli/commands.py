@@ -162,7 +162,8 @@ def verify_command(original, migrated, sets, inputs, seed, poison, verify_target
         config = find([original, migrated])
     except ConfigError as exc:
         raise Fatal(str(exc))
-    verdict = verify(texts[0], texts[1], settings_from(sets, inputs, seed, poison, defaults=config), load_api(), verify_target)
+    verdict = verify(texts[0], texts[1], settings_from(sets, inputs, seed, poison, defaults=config), load_api(), verify_target,
+                     progress=lambda line: print(line, file=sys.stderr, flush=True))
     _stdout(verdict.message + "\n")
     sys.exit(verdict.code)
 

@@ -1,0 +1,452 @@
+"""Small sizes for `verify`, chosen from how a kernel's own code uses its integer constants.
+
+A real kernel's module constants (`HIDDEN = 7168`, `K_CHUNK = 512`, a builder's `batch: int =
+16`) make the interpreter run for minutes. Its code implies relations between them that the
+result's meaning depends on: a loop's step divides the extent it steps over, a tile of
+`[BATCH_TILE, K_CHUNK]` fits the tensor it is cut from, `HIDDEN // K_CHUNK` is whole, a chunked
+`pl.parallel` has a trip count that is a multiple of its chunk (or below it), a comparison
+between two sizes goes the same way. Those relations are read off the code, and the base
+constants (the ones the module writes as an integer literal) are divided by powers of two,
+largest first, for as long as every relation still holds; constants computed from them follow.
+
+Relations kept, each only where it holds at the file's own sizes:
+- any two sizes (named constants, loop bounds, shape entries, literals in shapes): one divides
+  the other, and is then no larger;
+- a loop `range(start, stop, step)` of known bounds: the step divides the extent, at least
+  min(trips, 2) trips, and a `chunk=` divides the trip count (or exceeds it);
+- `a // b` and `a % b`: b divides a, a // b >= min(its value, 2); ceil division `(a + b - 1) // b`
+  the same between a and b;
+- a comparison of two sizes keeps its truth, `min`/`max` of sizes keep which argument wins;
+- a difference of sizes stays at least 1.
+
+Nothing here is keyed on a name: a constant is a size because the code computes with it.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass, field
+
+from .sources import builders
+
+_PURE = {"min": min, "max": max, "abs": abs, "int": int, "len": len}
+_LOOPS = {"range", "parallel", "unroll", "pipeline"}
+_SAFE_NODES = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Constant, ast.Name, ast.Load, ast.Call, ast.operator,
+               ast.unaryop, ast.Tuple, ast.List)
+# Below this estimated cost (elements of the entry's tensors plus weighted loop trips) a file
+# runs at its own sizes in well under a second, so they are kept.
+SMALL = 200_000
+_TRIP_WEIGHT = 4096  # one trip of a loop body (a few ops of Python) costs about as much as this many elements
+
+
+@dataclass
+class Choice:
+    """The sizes `verify` runs at: `sets` as `--set` values, from smallest to largest candidate."""
+
+    candidates: list[dict[str, int]] = field(default_factory=list)
+    own_cost: float = 0.0
+
+    @property
+    def sets(self) -> dict[str, int]:
+        return self.candidates[0] if self.candidates else {}
+
+
+def _pure(node: ast.AST) -> bool:
+    """Arithmetic over names and numbers only (calls to min/max/abs/int): safe to evaluate."""
+    for n in ast.walk(node):
+        if not isinstance(n, _SAFE_NODES):
+            return False
+        if isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in _PURE and not n.keywords):
+            return False
+        if isinstance(n, ast.Constant) and not isinstance(n.value, (int, float)):
+            return False
+    return True
+
+
+def _code(node: ast.expr):
+    return compile(ast.Expression(node), "<size>", "eval")
+
+
+def _int(value) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _assignment(node: ast.stmt) -> tuple[str, ast.expr] | None:
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        return node.targets[0].id, node.value
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+        return node.target.id, node.value
+    return None
+
+
+class Sizes:
+    """The integer constants of one kernel file and the relations its code puts between them."""
+
+    def __init__(self, tree: ast.Module, fixed: dict[str, int]):
+        self.fixed = fixed
+        self.chain: list[tuple[str, object]] = []  # (name, code) in the order the module computes them
+        self.base: dict[str, int] = {}  # name -> its literal at the file's own sizes
+        self.kind: dict[str, str] = {}  # name -> "module" or "parameter"
+        for node in tree.body:
+            got = _assignment(node)
+            if got is None or not _pure(got[1]):
+                continue
+            name, value = got
+            literal = _int(value.value) if isinstance(value, ast.Constant) else None
+            if literal is not None and literal >= 2 and name not in fixed:
+                self.base[name], self.kind[name] = literal, "module"
+            self.chain.append((name, _code(value)))
+        found = builders(tree)
+        builder = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and found and n.name == found[0]), None)
+        if builder is not None:
+            args = builder.args.args + builder.args.kwonlyargs
+            defaults = [None] * (len(builder.args.args) - len(builder.args.defaults)) + builder.args.defaults
+            defaults += builder.args.kw_defaults
+            for arg, default in zip(args, defaults):
+                if default is None or not _pure(default):
+                    continue
+                literal = _int(default.value) if isinstance(default, ast.Constant) else None
+                if literal is not None and literal >= 2 and arg.arg not in fixed:
+                    self.base[arg.arg], self.kind[arg.arg] = literal, "parameter"
+                self.chain.append((arg.arg, _code(default)))
+            for node in builder.body:
+                got = _assignment(node)
+                if got is not None and _pure(got[1]):
+                    self.chain.append((got[0], _code(got[1])))
+        self.own = self.env(self.base)
+        self._collect(tree)
+
+    # -- evaluation ---------------------------------------------------------------------------------------------
+
+    def env(self, values: dict[str, int]) -> dict:
+        env = dict(self.fixed)
+        for name, code in self.chain:
+            if name in values:
+                env[name] = values[name]
+            elif name in self.fixed:
+                continue
+            else:
+                try:
+                    env[name] = eval(code, {"__builtins__": _PURE}, env)
+                except Exception:
+                    env.pop(name, None)  # not a size this module can compute alone
+        return env
+
+    def _value(self, code, env):
+        try:
+            return eval(code, {"__builtins__": _PURE}, env)
+        except Exception:
+            return None
+
+    # -- what the code implies ----------------------------------------------------------------------------------
+
+    def _known(self, node: ast.expr) -> bool:
+        if not _pure(node):
+            return False
+        names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not (n.id in _PURE)}
+        return bool(names) and all(isinstance(_int(self.own.get(n)), int) for n in names) or (
+            not names and isinstance(node, ast.Constant))
+
+    def _collect(self, tree: ast.Module) -> None:
+        self.terms: list = []  # (code, own value) of every size the code states
+        seen: dict[str, int] = {}
+
+        def term(node: ast.expr) -> int | None:
+            if not self._known(node):
+                return None
+            key = ast.unparse(node)
+            if key in seen:
+                return seen[key]
+            code = _code(node)
+            value = _int(self._value(code, self.own))
+            if value is None:
+                return None
+            seen[key] = len(self.terms)
+            self.terms.append((code, value))
+            return seen[key]
+
+        self.divides: list[tuple[int, int]] = []  # (a, b): b divides a
+        self.at_least: list[tuple[int, int, int]] = []  # (a, b, k): a // b >= k
+        self.below: list[tuple[int, int]] = []  # (a, b): a < b
+        self.positive: list[int] = []
+        self.loops: list[tuple[int, int, int, int | None]] = []  # (start, stop, step, chunk)
+        nests: list[tuple[list[int], ...]] = []
+        self.tensors: list[list[int]] = []
+
+        def ratio(a: int | None, b: int | None) -> None:
+            if a is None or b is None:
+                return
+            x, y = self.terms[a][1], self.terms[b][1]
+            if y > 0 and x % y == 0:
+                self.divides.append((a, b))
+            if y > 0 and x // y >= 1:
+                self.at_least.append((a, b, min(x // y, 2)))
+
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                term(node)
+            elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.FloorDiv, ast.Mod)):
+                a, b = node.left, node.right
+                ceil = (isinstance(a, ast.BinOp) and isinstance(a.op, ast.Sub) and isinstance(a.left, ast.BinOp)
+                        and isinstance(a.left.op, ast.Add) and ast.dump(a.left.right) == ast.dump(b))
+                if ceil:
+                    a = a.left.left
+                ratio(term(a), term(b))
+            elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub):
+                t = term(node)
+                if t is not None and self.terms[t][1] >= 1:
+                    self.positive.append(t)
+            elif isinstance(node, ast.Compare) and len(node.ops) == 1:
+                a, b = term(node.left), term(node.comparators[0])
+                if a is not None and b is not None:
+                    x, y = self.terms[a][1], self.terms[b][1]
+                    if x < y:
+                        self.below.append((a, b))
+                    elif y < x:
+                        self.below.append((b, a))
+            elif _is_loop(node):
+                args = list(node.args) + [None] * (3 - len(node.args))
+                if len(node.args) == 1:
+                    start, stop, step = ast.Constant(0), node.args[0], ast.Constant(1)
+                else:
+                    start, stop, step = args[0], args[1], args[2] or ast.Constant(1)
+                chunk = next((k.value for k in node.keywords if k.arg == "chunk"), None)
+                ids = term(start), term(stop), term(step), term(chunk) if chunk is not None else None
+                if None not in ids[:3] and (chunk is None or ids[3] is not None):
+                    self.loops.append(ids)
+        self.nests = _nests(tree, term)
+        for node in ast.walk(tree):
+            dims = _tensor_dims(node)
+            if dims is not None:
+                ids = [term(d) for d in dims]
+                if all(i is not None for i in ids):
+                    self.tensors.append(ids)
+        # Two sizes that meet in one statement of the kernel (a tile's shape and the offsets
+        # beside it, with the dims of the tensor it is cut from) keep being multiples of each
+        # other; sizes that never meet are free of each other, whatever their values.
+        for group in _meetings(tree, term):
+            for a in group:
+                for b in group:
+                    x, y = self.terms[a][1], self.terms[b][1]
+                    if y >= 2 and x > y and x % y == 0:
+                        self.divides.append((a, b))
+                        self.at_least.append((a, b, 1))
+        self.divides = sorted(set(self.divides))
+        self.at_least = sorted(set(self.at_least))
+        self.below = sorted(set(self.below))
+        self.loop_rules = []
+        for start, stop, step, chunk in self.loops:
+            s0, e0, st0 = (self.terms[i][1] for i in (start, stop, step))
+            if st0 == 0:
+                continue
+            trips = max(0, -(-(e0 - s0) // st0))
+            c0 = self.terms[chunk][1] if chunk is not None else None
+            self.loop_rules.append((start, stop, step, chunk, (e0 - s0) % st0 == 0, min(trips, 2),
+                                    None if not c0 else (trips % c0 == 0 and trips >= c0, trips < c0)))
+
+    # -- a candidate's check and cost ---------------------------------------------------------------------------
+
+    def values(self, sizes: dict[str, int]) -> list | None:
+        env = self.env(sizes)
+        out = []
+        for code, _ in self.terms:
+            v = _int(self._value(code, env))
+            if v is None:
+                return None
+            out.append(v)
+        return out
+
+    def holds(self, sizes: dict[str, int]) -> bool:
+        v = self.values(sizes)
+        if v is None:
+            return False
+        if any(v[i] < 1 for i in self.positive):
+            return False
+        if any(v[b] <= 0 or v[a] % v[b] for a, b in self.divides):
+            return False
+        if any(v[b] <= 0 or v[a] // v[b] < k for a, b, k in self.at_least):
+            return False
+        if any(v[a] >= v[b] for a, b in self.below):
+            return False
+        for start, stop, step, chunk, exact, least, chunked in self.loop_rules:
+            if v[step] == 0:
+                return False
+            extent = v[stop] - v[start]
+            trips = max(0, -(-extent // v[step]))
+            if exact and extent % v[step] or trips < least:
+                return False
+            if chunked is not None:
+                whole, short = chunked
+                c = v[chunk]
+                if c <= 0 or (whole and (trips % c or trips < c)) or (short and trips >= c):
+                    return False
+        return True
+
+    def cost(self, sizes: dict[str, int]) -> float:
+        v = self.values(sizes)
+        if v is None:
+            return math.inf
+        elements = sum(math.prod(max(v[i], 1) for i in dims) for dims in self.tensors)
+        trips = 0
+        for nest in self.nests:
+            n = 1
+            for start, stop, step in nest:
+                n *= max(1, -(-(v[stop] - v[start]) // v[step])) if v[step] > 0 else 1
+            trips += n
+        return elements + _TRIP_WEIGHT * trips
+
+
+def _meetings(tree: ast.Module, term) -> list[set[int]]:
+    """Per statement of a kernel function: the sizes it names (names, literals, the loop bounds
+    of a `for`), with the dims of every tensor it names whose shape is known in that function
+    (a `pl.Tensor[[...]]` parameter, a `pl.create_tensor([...])`/`create_tile` result)."""
+    groups = []
+    for fn in ast.walk(tree):
+        if not (isinstance(fn, ast.FunctionDef) and any(_pl_decorator(d) for d in fn.decorator_list)):
+            continue
+        shapes: dict[str, list[ast.expr]] = {}
+        for arg in fn.args.args + fn.args.kwonlyargs:
+            dims = None
+            for node in ast.walk(arg.annotation) if arg.annotation is not None else ():
+                dims = dims or _tensor_dims(node)
+            if dims:
+                shapes[arg.arg] = dims
+        for node in ast.walk(fn):
+            got = _assignment(node) if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+            if got and isinstance(got[1], ast.Call) and isinstance(got[1].func, ast.Attribute) and \
+                    got[1].func.attr.startswith("create") and got[1].args and isinstance(got[1].args[0], ast.List):
+                shapes[got[0]] = list(got[1].args[0].elts)
+        for node in ast.walk(fn):
+            if isinstance(node, ast.For):
+                parts = [node.iter]
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return)):
+                parts = [node]
+            else:
+                continue
+            group = set()
+            for part in parts:
+                for n in ast.walk(part):
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                        group.add(term(n))
+                        for d in shapes.get(n.id, ()) if n.id in shapes and n is not getattr(node, "targets", [None])[0] else ():
+                            group.add(term(d))
+                    elif isinstance(n, ast.Constant) and _int(n.value) is not None and n.value >= 2:
+                        group.add(term(n))
+                    elif isinstance(n, ast.List):
+                        group.update(term(e) for e in n.elts)
+            group.discard(None)
+            if len(group) >= 2:
+                groups.append(group)
+    return groups
+
+
+def _primes(n: int) -> list[int]:
+    out, p = [], 2
+    while p * p <= n:
+        if n % p == 0:
+            out.append(p)
+            while n % p == 0:
+                n //= p
+        p += 1
+    return out + ([n] if n > 1 else [])
+
+
+def _pl_decorator(node: ast.expr) -> bool:
+    target = node.func if isinstance(node, ast.Call) else node
+    while isinstance(target, ast.Attribute):
+        if isinstance(target.value, ast.Name) and target.value.id == "pl":
+            return True
+        target = target.value
+    return False
+
+
+def _is_loop(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    f = node.func
+    return isinstance(f, ast.Attribute) and f.attr in _LOOPS and isinstance(f.value, ast.Name) and f.value.id == "pl"
+
+
+def _tensor_dims(node: ast.AST) -> list[ast.expr] | None:
+    """The shape of a `pl.Tensor[[d0, d1], dtype]` annotation."""
+    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "Tensor"):
+        return None
+    index = node.slice
+    if isinstance(index, ast.Tuple) and index.elts and isinstance(index.elts[0], (ast.List, ast.Tuple)):
+        return list(index.elts[0].elts)
+    return None
+
+
+def _nests(tree: ast.Module, term) -> list[list[tuple[int, int, int]]]:
+    """Every loop with the bounds of the loops around it (those of known bounds): how many times
+    each body runs is the product of their trips."""
+    out = []
+
+    def walk(node: ast.AST, outer: list) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.For, ast.AsyncFor)) and _is_loop(child.iter) or (
+                    isinstance(child, ast.For) and isinstance(child.iter, ast.Call)
+                    and isinstance(child.iter.func, ast.Name) and child.iter.func.id == "range"):
+                call = child.iter
+                if len(call.args) == 1:
+                    ids = (term(ast.Constant(0)), term(call.args[0]), term(ast.Constant(1)))
+                elif len(call.args) >= 2:
+                    ids = (term(call.args[0]), term(call.args[1]),
+                           term(call.args[2]) if len(call.args) > 2 else term(ast.Constant(1)))
+                else:
+                    ids = (None,)
+                inner = outer + [ids] if None not in ids else outer
+                if inner:
+                    out.append(inner)
+                walk(child, inner)
+            else:
+                walk(child, outer)
+
+    walk(tree, [])
+    return out
+
+
+def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = None) -> Choice:
+    """Candidate sizes, smallest first, then the states the search passed through on the way
+    (fallbacks, should the original kernel refuse the smallest). Empty when the file's own sizes
+    are already small. `fixed` are the sizes the user gave; `allowed` the names both files have."""
+    model = Sizes(tree, fixed)
+    own_cost = model.cost({})
+    if own_cost <= SMALL or not model.base:
+        return Choice([], own_cost)
+    names = [n for n in model.base if allowed is None or n in allowed]
+    state = {n: model.base[n] for n in names}
+    if not model.holds(state):
+        return Choice([], own_cost)
+    path = [dict(state)]
+    # First all sizes together, which keeps every ratio between them; then one at a time.
+    while True:
+        trial = {n: v // 2 if v % 2 == 0 else v for n, v in state.items()}
+        if trial == state or not model.holds(trial) or model.cost(trial) >= model.cost(state):
+            break
+        state = trial
+        path.append(dict(state))
+    # Then one size at a time, the largest first, divided by its smallest prime factor that
+    # keeps every relation; the cheapest state on the way is the choice (a smaller tile can
+    # mean more trips of the loop around it).
+    moved = True
+    while moved:
+        moved = False
+        for name in sorted(names, key=lambda n: -state[n]):
+            trial = next((t for p in _primes(state[name]) if model.holds(t := {**state, name: state[name] // p})), None)
+            if trial is not None:
+                state = trial
+                path.append(dict(state))
+                moved = True
+                break
+    costs = [model.cost(s) for s in path]
+    cheapest = min(range(len(path)), key=lambda i: (costs[i], -i))
+    path = path[:cheapest + 1]
+    changed = lambda s: {n: v for n, v in s.items() if v != model.base[n]}  # noqa: E731
+    picks = [path[-1]]
+    for fraction in (0.75, 0.5, 0.25):  # larger fallbacks along the way, each costlier
+        s = path[int((len(path) - 1) * fraction)]
+        if s not in picks:
+            picks.append(s)
+    return Choice([changed(s) for s in picks if changed(s)], own_cost)
