@@ -12,8 +12,10 @@ from __future__ import annotations
 import ast
 import contextlib
 import inspect
+import os
 import re
 import shlex
+import sys
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -91,7 +93,7 @@ def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
     ast.fix_missing_locations(tree)
     namespace = {"__name__": "pypto_migrate_kernel", "__file__": path, ANNOTATED: partial(_annotated, machine),
                  **versions.helpers(machine)}
-    with installed(build(machine)), active(machine):
+    with installed(build(machine)), active(machine), _neighbours(path):
         try:
             exec(compile(tree, path, "exec", dont_inherit=True), namespace)  # not our __future__ flags
         except KernelError:
@@ -136,6 +138,27 @@ def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
             raise SetupError(f"{path}: parameter {name} has no pl.Tensor or pl.Scalar annotation to make an input from")
         specs[name] = param.annotation
     return Program(entry, specs, machine, namespace)
+
+
+@contextlib.contextmanager
+def _neighbours(path: str):
+    """The kernel's own folder on `sys.path` while it loads, as its authors run it (`from config
+    import ...`): the modules it imports from there are this run's alone, each run (original,
+    migration) importing its own folder's with its own stand-in `pl`, so they leave
+    `sys.modules` again."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isfile(path):
+        yield
+        return
+    before = set(sys.modules)
+    sys.path.insert(0, folder)
+    try:
+        yield
+    finally:
+        sys.path.remove(folder)
+        for name in set(sys.modules) - before:
+            if os.path.dirname(os.path.abspath(getattr(sys.modules[name], "__file__", None) or "/")) == folder:
+                del sys.modules[name]
 
 
 def _eager_annotations(tree: ast.Module) -> ast.Module:

@@ -65,7 +65,7 @@ def _pure(node: ast.AST) -> bool:
 
 
 def _code(node: ast.expr):
-    return compile(ast.Expression(node), "<size>", "eval")
+    return compile(ast.fix_missing_locations(ast.Expression(ast.parse(ast.unparse(node), mode="eval").body)), "<size>", "eval")
 
 
 def _int(value) -> int | None:
@@ -232,6 +232,11 @@ class Sizes:
                     if y >= 2 and x > y and x % y == 0:
                         self.divides.append((a, b))
                         self.at_least.append((a, b, 1))
+        self.fits = []  # (offset, extent, dim): offset + extent <= dim, a window inside its tensor
+        for offset, extent, dim in _windows(tree):
+            ids = term(offset), term(extent), term(dim)
+            if None not in ids and self.terms[ids[0]][1] + self.terms[ids[1]][1] <= self.terms[ids[2]][1]:
+                self.fits.append(ids)
         self.divides = sorted(set(self.divides))
         self.at_least = sorted(set(self.at_least))
         self.below = sorted(set(self.below))
@@ -258,6 +263,10 @@ class Sizes:
         return out
 
     def holds(self, sizes: dict[str, int]) -> bool:
+        # A dimension of 1 broadcasts against anything and hides a transposed or mismatched
+        # operand: no size goes below 2.
+        if any(v < 2 for v in sizes.values()):
+            return False
         v = self.values(sizes)
         if v is None:
             return False
@@ -268,6 +277,8 @@ class Sizes:
         if any(v[b] <= 0 or v[a] // v[b] < k for a, b, k in self.at_least):
             return False
         if any(v[a] >= v[b] for a, b in self.below):
+            return False
+        if any(v[o] + v[e] > v[d] for o, e, d in self.fits):
             return False
         for start, stop, step, chunk, exact, least, chunked in self.loop_rules:
             if v[step] == 0:
@@ -339,6 +350,101 @@ def _meetings(tree: ast.Module, term) -> list[set[int]]:
             if len(group) >= 2:
                 groups.append(group)
     return groups
+
+
+_WINDOWS = {"view": (1, 2), "slice": (1, 2), "load": (2, 1)}  # op: (shape argument, offsets argument)
+
+
+def _windows(tree: ast.Module) -> list[tuple[ast.expr, ast.expr, ast.expr]]:
+    """Every window a kernel cuts from a tensor of known shape (`pl.view`/`pl.slice`/`pl.load`),
+    per dimension: (the largest offset its loops reach, the window's extent, the dim). The
+    offset is the offsets argument with the function's locals written out and each loop
+    variable at its last value; offsets read at run time (a sequence length) are not sizes."""
+    out = []
+    for fn in ast.walk(tree):
+        if not (isinstance(fn, ast.FunctionDef) and any(_pl_decorator(d) for d in fn.decorator_list)):
+            continue
+        shapes: dict[str, list[ast.expr]] = {}
+        for arg in fn.args.args + fn.args.kwonlyargs:
+            for node in ast.walk(arg.annotation) if arg.annotation is not None else ():
+                dims = _tensor_dims(node)
+                if dims and arg.arg not in shapes:
+                    shapes[arg.arg] = dims
+        bound: dict[str, ast.expr | None] = {}  # a name's one value in this function (None: several)
+
+        def bind(name: str, value: ast.expr) -> None:
+            bound[name] = value if name not in bound else None
+
+        for node in ast.walk(fn):
+            if isinstance(node, ast.For) and isinstance(node.target, ast.Name) and _is_loop(node.iter):
+                bind(node.target.id, _last(node.iter))
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                got = _assignment(node)
+                if got is None:
+                    continue
+                name, value = got
+                if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr.startswith(
+                        "create") and value.args and isinstance(value.args[0], ast.List):
+                    shapes.setdefault(name, list(value.args[0].elts))
+                    continue
+                if name in shapes:
+                    continue  # a tensor re-bound (`t = pl.assemble(t, ...)`) keeps its shape
+                bind(name, value)
+        for node in ast.walk(fn):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _WINDOWS
+                    and len(node.args) >= 3 and isinstance(node.args[0], ast.Name) and node.args[0].id in shapes):
+                continue
+            at_shape, at_offsets = _WINDOWS[node.func.attr]
+            window, offsets = node.args[at_shape], node.args[at_offsets]
+            dims = shapes[node.args[0].id]
+            if not (isinstance(window, ast.List) and isinstance(offsets, ast.List)):
+                continue
+            if len(window.elts) != len(dims) or len(offsets.elts) != len(dims):
+                continue
+            for extent, offset, dim in zip(window.elts, offsets.elts, dims):
+                written = _inline(offset, bound)
+                if written is not None:
+                    out.append((written, extent, dim))
+    return out
+
+
+def _last(call: ast.Call) -> ast.expr | None:
+    """The largest value a `pl.range`-like loop variable takes, as an expression of its bounds."""
+    args = call.args
+    if len(args) == 1:
+        start, stop, step = ast.Constant(0), args[0], ast.Constant(1)
+    elif len(args) in (2, 3):
+        start, stop, step = args[0], args[1], args[2] if len(args) == 3 else ast.Constant(1)
+    else:
+        return None
+    if isinstance(step, ast.UnaryOp) and isinstance(step.op, ast.USub):
+        return start  # counting down: it starts at its largest
+    text = f"({ast.unparse(start)}) + (({ast.unparse(stop)}) - ({ast.unparse(start)}) - 1) // ({ast.unparse(step)}) * ({ast.unparse(step)})"
+    return ast.parse(text, mode="eval").body
+
+
+def _inline(node: ast.expr, bound: dict, depth: int = 0) -> ast.expr | None:
+    """`node` with each local name replaced by its one value (None where a name has several)."""
+    if depth > 8:
+        return None
+
+    class Inline(ast.NodeTransformer):
+        failed = False
+
+        def visit_Name(self, n):
+            if n.id not in bound:
+                return n
+            value = bound[n.id]
+            inner = _inline(value, bound, depth + 1) if value is not None else None
+            if inner is None:
+                self.failed = True
+                return n
+            return inner
+
+    t = Inline()
+    copy = ast.parse(ast.unparse(node), mode="eval").body
+    result = t.visit(copy)
+    return None if t.failed else result
 
 
 def _primes(n: int) -> list[int]:
@@ -443,9 +549,16 @@ def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = N
     costs = [model.cost(s) for s in path]
     cheapest = min(range(len(path)), key=lambda i: (costs[i], -i))
     path = path[:cheapest + 1]
-    changed = lambda s: {n: v for n, v in s.items() if v != model.base[n]}  # noqa: E731
+    own = model.values(model.base)
+
+    def changed(state: dict[str, int]) -> dict[str, int]:
+        """The sizes that moved and matter: one that no size of the kernel depends on (a module
+        default a given builder parameter replaces) stays as the file has it."""
+        moved = {n: v for n, v in state.items() if v != model.base[n]}
+        cost = model.cost(moved)
+        return {n: v for n, v in moved.items() if model.cost({**moved, n: model.base[n]}) != cost or own is None}
     picks = [path[-1]]
-    for fraction in (0.75, 0.5, 0.25):  # larger fallbacks along the way, each costlier
+    for fraction in (0.5,):  # a larger fallback along the way
         s = path[int((len(path) - 1) * fraction)]
         if s not in picks:
             picks.append(s)

@@ -63,6 +63,7 @@ def verify(original: tuple[str, str], migrated: tuple[str, str], settings: Setti
     settings = settings.merged_over(original[1])
     say = progress or (lambda line: None)
     candidates = _candidates(trees, settings)
+    failed_at = None
     with _Heartbeat(say) as beat:
         for i, sizes in enumerate(candidates):
             if sizes:
@@ -70,8 +71,10 @@ def verify(original: tuple[str, str], migrated: tuple[str, str], settings: Setti
                     + " ".join(f"{k}={v}" for k, v in sizes.items()) + "; --set NAME=VALUE overrides")
             verdict, original_failed = _verify_at(original, migrated, _with(settings, sizes), api, target, beat)
             verdict.sizes = sizes
-            if not (original_failed and sizes and i + 1 < len(candidates)):
-                return verdict
+            where = verdict.message.split(": ", 1)[0]
+            if not (original_failed and sizes and i + 1 < len(candidates)) or where == failed_at:
+                return verdict  # a failure at the same place at larger sizes is not the sizes' doing
+            failed_at = where
             say(f"verify: the original does not run at these sizes ({verdict.message}); trying larger ones")
     return verdict
 
