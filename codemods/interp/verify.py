@@ -62,9 +62,10 @@ def verify(original: tuple[str, str], migrated: tuple[str, str], settings: Setti
             return Verdict(SETUP, f"{path}: {problem}")
     settings = settings.merged_over(original[1])
     say = progress or (lambda line: None)
-    candidates = _candidates(trees, settings)
     failed_at = None
     with _Heartbeat(say) as beat:
+        beat.stage = "choosing sizes from the code"
+        candidates = _candidates(trees, settings)
         for i, sizes in enumerate(candidates):
             if sizes:
                 say("verify: sizes chosen from the code (the file's own are too large to run): "
