@@ -25,7 +25,7 @@ from . import dtypes as D
 from . import versions
 from .language import Spec, build, installed
 from .ops import Machine
-from .sources import NotAKernel, SetupError, SizeError, builders, module_names, override_constants
+from .sources import CannotLoad, NotAKernel, SetupError, SizeError, builders, module_names, override_constants
 from .values import KernelError, Tensor, active, kind
 
 DIRECTIVE = re.compile(r"#\s*pypto-migrate:\s*verify\b(.*)$", re.M)
@@ -99,7 +99,7 @@ def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
         except KernelError:
             raise
         except Exception as exc:
-            raise SetupError(f"{path}: executing the module failed: {type(exc).__name__}: {exc}") from exc
+            raise CannotLoad(f"{path}: executing the module failed: {type(exc).__name__}: {exc}") from exc
         if builder is not None:
             fn = namespace[builder]
             params = inspect.signature(fn).parameters
@@ -159,6 +159,24 @@ def _neighbours(path: str):
         for name in set(sys.modules) - before:
             if os.path.dirname(os.path.abspath(getattr(sys.modules[name], "__file__", None) or "/")) == folder:
                 del sys.modules[name]
+
+
+def module_values(path: str, text: str, machine: Machine) -> dict[str, int]:
+    """The integer values of the module's top-level names once it has run (its own and those it
+    imports from its folder, `from config import FLASH as M`), at the file's own sizes: what
+    `sizing` starts from where a size is not a literal of the file. Empty if the module fails."""
+    tree = ast.parse(text, path)
+    if _builder(tree) is not None:
+        tree = _eager_annotations(tree)
+    tree = ast.fix_missing_locations(versions.Syntax().visit(_Annotations().visit(tree)))
+    namespace = {"__name__": "pypto_migrate_kernel", "__file__": path, ANNOTATED: partial(_annotated, machine),
+                 **versions.helpers(machine)}
+    with installed(build(machine)), active(machine), _neighbours(path):
+        try:
+            exec(compile(tree, path, "exec", dont_inherit=True), namespace)
+        except Exception:
+            return {}
+    return {k: v for k, v in namespace.items() if type(v) is int}
 
 
 def _eager_annotations(tree: ast.Module) -> ast.Module:

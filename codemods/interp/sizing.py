@@ -84,16 +84,24 @@ def _assignment(node: ast.stmt) -> tuple[str, ast.expr] | None:
 class Sizes:
     """The integer constants of one kernel file and the relations its code puts between them."""
 
-    def __init__(self, tree: ast.Module, fixed: dict[str, int]):
+    def __init__(self, tree: ast.Module, fixed: dict[str, int], known: dict[str, int] | None = None):
         self.fixed = fixed
         self.chain: list[tuple[str, object]] = []  # (name, code) in the order the module computes them
         self.base: dict[str, int] = {}  # name -> its literal at the file's own sizes
         self.kind: dict[str, str] = {}  # name -> "module" or "parameter"
+        known = known or {}
         for node in tree.body:
             got = _assignment(node)
-            if got is None or not _pure(got[1]):
+            if got is None:
                 continue
             name, value = got
+            if not _pure(value):
+                # `D = M.hidden_size` (M imported): a base size of its own, of the value the
+                # module computed, which --set replaces as any module constant.
+                if _int(known.get(name)) is not None and known[name] >= 2 and name not in fixed:
+                    self.base[name], self.kind[name] = known[name], "module"
+                    self.chain.append((name, _code(ast.Constant(known[name]))))
+                continue
             literal = _int(value.value) if isinstance(value, ast.Constant) else None
             if literal is not None and literal >= 2 and name not in fixed:
                 self.base[name], self.kind[name] = literal, "module"
@@ -253,6 +261,32 @@ class Sizes:
             self.loop_rules.append((start, stop, step, chunk, (e0 - s0) % st0 == 0, min(trips, 2),
                                     None if not c0 else (trips % c0 == 0 and trips >= c0, trips < c0)))
 
+    def used(self) -> set[int]:
+        """The sizes some relation or the cost reads."""
+        out = {i for pair in self.divides + self.below for i in pair} | {i for a, b, _ in self.at_least for i in (a, b)}
+        out |= set(self.positive) | {i for triple in self.fits for i in triple}
+        out |= {i for rule in self.loop_rules for i in rule[:4] if isinstance(i, int) and not isinstance(i, bool)}
+        out |= {i for dims in self.tensors for i in dims} | {i for nest in self.nests for loop in nest for i in loop}
+        return out
+
+    def reads(self, i: int) -> set[str]:
+        """The names term i depends on, through the constants computed from others (a size the
+        user gave cuts the chain: what its default was computed from no longer matters)."""
+        if not hasattr(self, "_reads"):
+            self._reads: dict[int, set[str]] = {}
+            self._computed = {}
+            for name, code in self.chain:
+                self._computed[name] = set() if name in self.fixed else set(code.co_names)
+        if i not in self._reads:
+            seen, todo = set(), list(self.terms[i][0].co_names)
+            while todo:
+                n = todo.pop()
+                if n not in seen:
+                    seen.add(n)
+                    todo.extend(self._computed.get(n, ()))
+            self._reads[i] = seen
+        return self._reads[i]
+
     # -- a candidate's check and cost ---------------------------------------------------------------------------
 
     def values(self, sizes: dict[str, int]) -> list | None:
@@ -331,6 +365,13 @@ def _meetings(tree: ast.Module, term) -> list[set[int]]:
             if got and isinstance(got[1], ast.Call) and isinstance(got[1].func, ast.Attribute) and \
                     got[1].func.attr.startswith("create") and got[1].args and isinstance(got[1].args[0], ast.List):
                 shapes[got[0]] = list(got[1].args[0].elts)
+        values: dict[str, ast.expr | None] = {}  # a local's one value (None: assigned more than once)
+        for node in ast.walk(fn):
+            got = _assignment(node) if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+            if got and got[0] not in shapes:
+                values[got[0]] = got[1] if got[0] not in values else None
+            elif isinstance(node, ast.For) and isinstance(node.target, ast.Name):
+                values[node.target.id] = None
         for node in ast.walk(fn):
             if isinstance(node, ast.For):
                 parts = [node.iter]
@@ -339,6 +380,11 @@ def _meetings(tree: ast.Module, term) -> list[set[int]]:
             else:
                 continue
             group = set()
+            # A local's value meets where the local is read (`row0 = b * MAX_SEQ + s0` then a
+            # window at row0): one level, as the code wrote it.
+            parts += [values[n.id] for part in list(parts) for n in ast.walk(part)
+                      if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and values.get(n.id) is not None
+                      and not isinstance(values[n.id], ast.Call)]
             for part in parts:
                 for n in ast.walk(part):
                     if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
@@ -406,8 +452,9 @@ def _windows(tree: ast.Module) -> list[tuple[ast.expr, ast.expr, ast.expr]]:
                 continue
             for extent, offset, dim in zip(window.elts, offsets.elts, dims):
                 written = _inline(offset, bound)
-                if written is not None:
-                    out.append((written, extent, dim))
+                # An offset read at run time is at least 0: the window alone still fits.
+                known = written is not None and _pure(written)
+                out.append((written if known else ast.Constant(0), extent, dim))
     return out
 
 
@@ -516,11 +563,12 @@ def _nests(tree: ast.Module, term) -> list[list[tuple[int, int, int]]]:
     return out
 
 
-def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = None) -> Choice:
+def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = None,
+           known: dict[str, int] | None = None) -> Choice:
     """Candidate sizes, smallest first, then the states the search passed through on the way
     (fallbacks, should the original kernel refuse the smallest). Empty when the file's own sizes
     are already small. `fixed` are the sizes the user gave; `allowed` the names both files have."""
-    model = Sizes(tree, fixed)
+    model = Sizes(tree, fixed, known)
     own_cost = model.cost({})
     if own_cost <= SMALL or not model.base:
         return Choice([], own_cost)
@@ -552,18 +600,12 @@ def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = N
     costs = [model.cost(s) for s in path]
     cheapest = min(range(len(path)), key=lambda i: (costs[i], -i))
     path = path[:cheapest + 1]
-    own = model.values(model.base)
-
     def changed(state: dict[str, int]) -> dict[str, int]:
         """The sizes that moved and matter: one that no size of the kernel depends on (a module
         default a given builder parameter replaces) stays as the file has it."""
         moved = {n: v for n, v in state.items() if v != model.base[n]}
-        now = model.values(moved)
-
         def matters(name: str) -> bool:
-            back = model.values({**moved, name: model.base[name]})
-            return back is None or now is None or any(
-                a != b for a, b, key in zip(back, now, model.keys) if key != name)
+            return any(name in model.reads(i) for i in model.used())
 
         return {n: v for n, v in moved.items() if matters(n)}
     picks = [path[-1]]

@@ -25,7 +25,7 @@ from ..rulebook.loading import ApiTable
 from . import execute
 from .execute import Settings
 from . import sizing
-from .sources import NotAKernel, SetupError, SizeError, builders, module_names
+from .sources import CannotLoad, NotAKernel, SetupError, SizeError, builders, module_names
 from .ops import HEAD, OLD, STRICT, Machine
 from .values import KernelError
 
@@ -65,7 +65,7 @@ def verify(original: tuple[str, str], migrated: tuple[str, str], settings: Setti
     failed_at = None
     with _Heartbeat(say) as beat:
         beat.stage = "choosing sizes from the code"
-        candidates = _candidates(trees, settings)
+        candidates = _candidates(trees, settings, original, api)
         for i, sizes in enumerate(candidates):
             if sizes:
                 say("verify: sizes chosen from the code (the file's own are too large to run): "
@@ -73,7 +73,8 @@ def verify(original: tuple[str, str], migrated: tuple[str, str], settings: Setti
             verdict, original_failed = _verify_at(original, migrated, _with(settings, sizes), api, target, beat)
             verdict.sizes = sizes
             where = verdict.message.split(": ", 1)[0]
-            if not (original_failed and sizes and i + 1 < len(candidates)) or where == failed_at:
+            slow = time.monotonic() - beat.started > _RETRY_WITHIN_S
+            if not (original_failed and sizes and i + 1 < len(candidates)) or where == failed_at or slow:
                 return verdict  # a failure at the same place at larger sizes is not the sizes' doing
             failed_at = where
             say(f"verify: the original does not run at these sizes ({verdict.message}); trying larger ones")
@@ -89,7 +90,15 @@ def _not_a_kernel(tree: ast.Module) -> str | None:
     return "not a kernel file: it defines no @pl.program class, builder function or @pl.jit function"
 
 
-def _candidates(trees: list[ast.Module], settings: Settings) -> list[dict[str, int]]:
+_RETRY_WITHIN_S = 5.0  # larger sizes are tried only when the smallest ran quickly
+
+
+def _imports_only_pl(node: ast.stmt) -> bool:
+    names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+    return all(n.split(".")[0] in ("pypto", "__future__", "os", "sys", "math", "typing") for n in names)
+
+
+def _candidates(trees: list[ast.Module], settings: Settings, original, api) -> list[dict[str, int]]:
     fixed = {}
     for name, value in settings.sets.items():
         try:
@@ -100,7 +109,11 @@ def _candidates(trees: list[ast.Module], settings: Settings) -> list[dict[str, i
     for tree in trees:
         names = module_names(tree) | _builder_parameters(tree)
         both = names if both is None else both & names
-    choice = sizing.choose(trees[0], fixed, both)
+    known = None
+    if any(isinstance(n, (ast.Import, ast.ImportFrom)) and not _imports_only_pl(n) for n in trees[0].body):
+        # Sizes computed from what the module imports (`D = M.hidden_size`): their values once it ran.
+        known = execute.module_values(original[0], original[1], Machine(OLD, api, 0, "zero"))
+    choice = sizing.choose(trees[0], fixed, both, known)
     return choice.candidates or [{}]
 
 
@@ -124,7 +137,10 @@ def _verify_at(original, migrated, settings: Settings, api: ApiTable, target: st
         try:
             first = _run(original, OLD, settings, api, seed=2 * settings.seed + 1, parameters=across)
         except _Failed as failed:
-            return _failure(failed), not isinstance(failed.__cause__, NotAKernel)
+            verdict = _failure(failed)
+            if isinstance(failed.__cause__, CannotLoad):
+                verdict.code = SETUP  # the original itself cannot be run here (a module it imports is missing)
+            return verdict, not isinstance(failed.__cause__, (NotAKernel, CannotLoad))
         inputs, outputs_a, masked = first
         beat.stage = f"running the migration {migrated[0]} ({target} profile)"
         second = _run(migrated, PROFILES[target], settings, _target_api(api, target), seed=2 * settings.seed + 2,
