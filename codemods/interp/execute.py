@@ -161,10 +161,11 @@ def _neighbours(path: str):
                 del sys.modules[name]
 
 
-def module_values(path: str, text: str, machine: Machine) -> dict[str, int]:
+def module_values(path: str, text: str, machine: Machine) -> tuple[dict[str, int], set[str]]:
     """The integer values of the module's top-level names once it has run (its own and those it
     imports from its folder, `from config import FLASH as M`), at the file's own sizes: what
-    `sizing` starts from where a size is not a literal of the file. Empty if the module fails."""
+    `sizing` starts from where a size is not a literal of the file; and the modules whose
+    kernels it imports (their sizes are theirs). Empty if the module fails."""
     tree = ast.parse(text, path)
     if _builder(tree) is not None:
         tree = _eager_annotations(tree)
@@ -175,8 +176,11 @@ def module_values(path: str, text: str, machine: Machine) -> dict[str, int]:
         try:
             exec(compile(tree, path, "exec", dont_inherit=True), namespace)
         except Exception:
-            return {}
-    return {k: v for k, v in namespace.items() if type(v) is int}
+            return {}, set()
+    folder = os.path.dirname(os.path.abspath(path))
+    kernels = {v.__module__ for v in namespace.values() if inspect.isfunction(v) and v.__module__ != namespace["__name__"]
+               and os.path.dirname(os.path.abspath(v.__code__.co_filename)) == folder}
+    return {k: v for k, v in namespace.items() if type(v) is int}, kernels
 
 
 def _eager_annotations(tree: ast.Module) -> ast.Module:

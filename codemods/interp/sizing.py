@@ -25,6 +25,7 @@ Nothing here is keyed on a name: a constant is a size because the code computes 
 from __future__ import annotations
 
 import ast
+import itertools
 import math
 from dataclasses import dataclass, field
 
@@ -90,12 +91,15 @@ class Sizes:
         self.base: dict[str, int] = {}  # name -> its literal at the file's own sizes
         self.kind: dict[str, str] = {}  # name -> "module" or "parameter"
         known = known or {}
+        assigned: set[str] = set()
         for node in tree.body:
             got = _assignment(node)
             if got is None:
                 continue
             name, value = got
-            if not _pure(value):
+            outside = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)} - assigned - set(_PURE)
+            assigned.add(name)
+            if not _pure(value) or outside:
                 # `D = M.hidden_size` (M imported): a base size of its own, of the value the
                 # module computed, which --set replaces as any module constant.
                 if _int(known.get(name)) is not None and known[name] >= 2 and name not in fixed:
@@ -244,10 +248,16 @@ class Sizes:
                         self.divides.append((a, b))
                         self.at_least.append((a, b, 1))
         self.fits = []  # (offset, extent, dim): offset + extent <= dim, a window inside its tensor
-        for offset, extent, dim in _windows(tree):
+        self.same = []  # (a, b): a == b, the element counts of a reshape's source and result
+        found: list = []
+        for offset, extent, dim in _windows(tree, found):
             ids = term(offset), term(extent), term(dim)
             if None not in ids and self.terms[ids[0]][1] + self.terms[ids[1]][1] <= self.terms[ids[2]][1]:
                 self.fits.append(ids)
+        for a, b in found:
+            ids = term(a), term(b)
+            if None not in ids and self.terms[ids[0]][1] == self.terms[ids[1]][1]:
+                self.same.append(ids)
         self.divides = sorted(set(self.divides))
         self.at_least = sorted(set(self.at_least))
         self.below = sorted(set(self.below))
@@ -264,7 +274,7 @@ class Sizes:
     def used(self) -> set[int]:
         """The sizes some relation or the cost reads."""
         out = {i for pair in self.divides + self.below for i in pair} | {i for a, b, _ in self.at_least for i in (a, b)}
-        out |= set(self.positive) | {i for triple in self.fits for i in triple}
+        out |= set(self.positive) | {i for triple in self.fits for i in triple} | {i for pair in self.same for i in pair}
         out |= {i for rule in self.loop_rules for i in rule[:4] if isinstance(i, int) and not isinstance(i, bool)}
         out |= {i for dims in self.tensors for i in dims} | {i for nest in self.nests for loop in nest for i in loop}
         return out
@@ -315,7 +325,7 @@ class Sizes:
             return False
         if any(v[a] >= v[b] for a, b in self.below):
             return False
-        if any(v[o] + v[e] > v[d] for o, e, d in self.fits):
+        if any(v[o] + v[e] > v[d] for o, e, d in self.fits) or any(v[a] != v[b] for a, b in self.same):
             return False
         for start, stop, step, chunk, exact, least, chunked in self.loop_rules:
             if v[step] == 0:
@@ -404,7 +414,7 @@ def _meetings(tree: ast.Module, term) -> list[set[int]]:
 _WINDOWS = {"view": (1, 2), "slice": (1, 2), "load": (2, 1)}  # op: (shape argument, offsets argument)
 
 
-def _windows(tree: ast.Module) -> list[tuple[ast.expr, ast.expr, ast.expr]]:
+def _windows(tree: ast.Module, reshapes: list | None = None) -> list[tuple[ast.expr, ast.expr, ast.expr]]:
     """Every window a kernel cuts from a tensor of known shape (`pl.view`/`pl.slice`/`pl.load`),
     per dimension: (the largest offset its loops reach, the window's extent, the dim). The
     offset is the offsets argument with the function's locals written out and each loop
@@ -440,6 +450,12 @@ def _windows(tree: ast.Module) -> list[tuple[ast.expr, ast.expr, ast.expr]]:
                     continue  # a tensor re-bound (`t = pl.assemble(t, ...)`) keeps its shape
                 bind(name, value)
         for node in ast.walk(fn):
+            if (reshapes is not None and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "reshape" and len(node.args) >= 2 and isinstance(node.args[0], ast.Name)
+                    and node.args[0].id in shapes and isinstance(node.args[1], ast.List)):
+                # A reshape keeps the element count: the product of the dims on both sides.
+                product = lambda dims: ast.parse(" * ".join(f"({ast.unparse(d)})" for d in dims), mode="eval").body  # noqa: E731
+                reshapes.append((product(shapes[node.args[0].id]), product(node.args[1].elts)))
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _WINDOWS
                     and len(node.args) >= 3 and isinstance(node.args[0], ast.Name) and node.args[0].id in shapes):
                 continue
@@ -448,6 +464,9 @@ def _windows(tree: ast.Module) -> list[tuple[ast.expr, ast.expr, ast.expr]]:
             dims = shapes[node.args[0].id]
             if not (isinstance(window, ast.List) and isinstance(offsets, ast.List)):
                 continue
+            valid = next((k.value for k in node.keywords if k.arg in ("valid_shape", "valid_shapes")), None)
+            if isinstance(valid, ast.List) and len(valid.elts) == len(window.elts):
+                out.extend((ast.Constant(0), v, e) for v, e in zip(valid.elts, window.elts))  # a valid region inside its window
             if len(window.elts) != len(dims) or len(offsets.elts) != len(dims):
                 continue
             for extent, offset, dim in zip(window.elts, offsets.elts, dims):
@@ -597,6 +616,15 @@ def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = N
                 path.append(dict(state))
                 moved = True
                 break
+        if not moved:
+            # Two sizes tied by an equality (a reshape's HC_DIM = HC_MULT * D) move together.
+            for a, b in itertools.combinations(sorted(names, key=lambda n: -state[n]), 2):
+                p = next((q for q in _primes(state[a]) if state[b] % q == 0), None)
+                if p is not None and model.holds(t := {**state, a: state[a] // p, b: state[b] // p}):
+                    state = t
+                    path.append(dict(state))
+                    moved = True
+                    break
     costs = [model.cost(s) for s in path]
     cheapest = min(range(len(path)), key=lambda i: (costs[i], -i))
     path = path[:cheapest + 1]

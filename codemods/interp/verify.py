@@ -65,7 +65,10 @@ def verify(original: tuple[str, str], migrated: tuple[str, str], settings: Setti
     failed_at = None
     with _Heartbeat(say) as beat:
         beat.stage = "choosing sizes from the code"
-        candidates = _candidates(trees, settings, original, api)
+        try:
+            candidates = _candidates(trees, settings, original, api)
+        except SizeError as exc:
+            return Verdict(SETUP, str(exc))
         for i, sizes in enumerate(candidates):
             if sizes:
                 say("verify: sizes chosen from the code (the file's own are too large to run): "
@@ -109,11 +112,17 @@ def _candidates(trees: list[ast.Module], settings: Settings, original, api) -> l
     for tree in trees:
         names = module_names(tree) | _builder_parameters(tree)
         both = names if both is None else both & names
-    known = None
+    known, kernels = None, set()
     if any(isinstance(n, (ast.Import, ast.ImportFrom)) and not _imports_only_pl(n) for n in trees[0].body):
         # Sizes computed from what the module imports (`D = M.hidden_size`): their values once it ran.
-        known = execute.module_values(original[0], original[1], Machine(OLD, api, 0, "zero"))
+        known, kernels = execute.module_values(original[0], original[1], Machine(OLD, api, 0, "zero"))
     choice = sizing.choose(trees[0], fixed, both, known)
+    if kernels and choice.candidates:
+        # Its kernels call kernels of other modules, built at those modules' own sizes: sizes
+        # chosen here would not reach them, and theirs are too large to run.
+        raise SizeError(f"{original[0]}: its sizes are too large to run and its kernels call kernels of "
+                        f"{', '.join(sorted(kernels))}, whose sizes verify cannot choose from this file: verify those "
+                        "modules one by one, or give small sizes with --set")
     return choice.candidates or [{}]
 
 
