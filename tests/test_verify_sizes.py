@@ -11,14 +11,13 @@ from __future__ import annotations
 import ast
 import os
 import time
-from pathlib import Path
 
 import pytest
 
 from codemods.interp import sizing
 from codemods.interp import verify as verify_module
 from codemods.interp.execute import Settings, parse_input
-from codemods.interp.verify import EQUIVALENT, MISMATCH, SETUP, verify
+from codemods.interp.verify import EQUIVALENT, MISMATCH, verify
 from conftest import pypto
 from needs import CORPUS
 

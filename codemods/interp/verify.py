@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import re
-import sys
 import threading
 import time
 import traceback
