@@ -279,6 +279,12 @@ class Sizes:
         out |= {i for dims in self.tensors for i in dims} | {i for nest in self.nests for loop in nest for i in loop}
         return out
 
+    def shaped(self) -> set[int]:
+        """The sizes a tensor's shape, a window or a loop reads."""
+        out = {i for triple in self.fits for i in triple} | {i for pair in self.same for i in pair}
+        out |= {i for rule in self.loop_rules for i in rule[:4] if isinstance(i, int) and not isinstance(i, bool)}
+        return out | {i for dims in self.tensors for i in dims} | {i for nest in self.nests for loop in nest for i in loop}
+
     def reads(self, i: int) -> set[str]:
         """The names term i depends on, through the constants computed from others (a size the
         user gave cuts the chain: what its default was computed from no longer matters)."""
@@ -591,7 +597,10 @@ def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = N
     own_cost = model.cost({})
     if own_cost <= SMALL or not model.base:
         return Choice([], own_cost)
-    names = [n for n in model.base if allowed is None or n in allowed]
+    # Only what a shape, a window or a loop reads is a size; a constant that is only compared
+    # (a capacity guard's limit) keeps its value.
+    shaped = set().union(*(model.reads(i) for i in model.shaped())) if model.shaped() else set()
+    names = [n for n in model.base if (allowed is None or n in allowed) and n in shaped]
     state = {n: model.base[n] for n in names}
     if not model.holds(state):
         return Choice([], own_cost)
