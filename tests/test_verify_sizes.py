@@ -145,6 +145,13 @@ def test_progress_is_said_only_once_a_run_takes_more_than_a_moment(large_pair, a
     assert any("sizes chosen" in line for line in heard)
     monkeypatch.setattr(verify_module._Heartbeat, "FIRST", 0.0)
     monkeypatch.setattr(verify_module._Heartbeat, "EVERY", 0.001)
+    slow_run = verify_module._run
+
+    def run(*args, **kwargs):  # each run long enough for the heartbeat to be heard during it
+        time.sleep(0.05)
+        return slow_run(*args, **kwargs)
+
+    monkeypatch.setattr(verify_module, "_run", run)
     heard.clear()
     verify(*pair, Settings(), api, progress=heard.append)
     assert any("running the original" in line and line.endswith(" s") for line in heard), heard

@@ -1,25 +1,25 @@
 """Small sizes for `verify`, chosen from how a kernel's own code uses its integer constants.
 
 A real kernel's module constants (`HIDDEN = 7168`, `K_CHUNK = 512`, a builder's `batch: int =
-16`) make the interpreter run for minutes. Its code implies relations between them that the
-result's meaning depends on: a loop's step divides the extent it steps over, a tile of
-`[BATCH_TILE, K_CHUNK]` fits the tensor it is cut from, `HIDDEN // K_CHUNK` is whole, a chunked
-`pl.parallel` has a trip count that is a multiple of its chunk (or below it), a comparison
-between two sizes goes the same way. Those relations are read off the code, and the base
-constants (the ones the module writes as an integer literal) are divided by powers of two,
-largest first, for as long as every relation still holds; constants computed from them follow.
-
-Relations kept, each only where it holds at the file's own sizes:
-- any two sizes (named constants, loop bounds, shape entries, literals in shapes): one divides
-  the other, and is then no larger;
+16`, `D = M.hidden_size` of an imported config) make the interpreter run for minutes. Its code
+implies relations between them that the result's meaning depends on; they are read off the
+code, each kept only where it holds at the file's own sizes:
 - a loop `range(start, stop, step)` of known bounds: the step divides the extent, at least
-  min(trips, 2) trips, and a `chunk=` divides the trip count (or exceeds it);
-- `a // b` and `a % b`: b divides a, a // b >= min(its value, 2); ceil division `(a + b - 1) // b`
-  the same between a and b;
-- a comparison of two sizes keeps its truth, `min`/`max` of sizes keep which argument wins;
-- a difference of sizes stays at least 1.
-
-Nothing here is keyed on a name: a constant is a size because the code computes with it.
+  min(trips, 2) trips, and a `chunk=` divides the trip count (or exceeds it, as it did);
+- `a // b` and `a % b` (also ceil division `(a + b - 1) // b`): b divides a, a // b >= min(its
+  value, 2);
+- a window of `view`/`slice`/`load` fits the tensor it is cut from, its offset at the largest
+  value its loops reach (an offset read at run time counts as 0); a valid region fits its window;
+- a reshape keeps the element count of its source;
+- two sizes that meet in one statement of a kernel (with the dims of the tensors it names and
+  the values of the locals it reads) stay multiples of each other;
+- a comparison of two sizes keeps its truth (a capacity guard); a difference stays positive;
+- no size goes below 2 (a dimension of 1 broadcasts and hides a transposed operand).
+The sizes a shape, a window or a loop reads are then divided by their prime factors, all
+together first (which keeps every ratio), then one (or two tied ones) at a time, while every
+relation holds; the cheapest state on the way is the choice, and constants computed from
+others follow. Nothing here is keyed on a name: a constant is a size because the code computes
+with it.
 """
 
 from __future__ import annotations
@@ -89,7 +89,6 @@ class Sizes:
         self.fixed = fixed
         self.chain: list[tuple[str, object]] = []  # (name, code) in the order the module computes them
         self.base: dict[str, int] = {}  # name -> its literal at the file's own sizes
-        self.kind: dict[str, str] = {}  # name -> "module" or "parameter"
         known = known or {}
         assigned: set[str] = set()
         for node in tree.body:
@@ -103,12 +102,12 @@ class Sizes:
                 # `D = M.hidden_size` (M imported): a base size of its own, of the value the
                 # module computed, which --set replaces as any module constant.
                 if _int(known.get(name)) is not None and known[name] >= 2 and name not in fixed:
-                    self.base[name], self.kind[name] = known[name], "module"
+                    self.base[name] = known[name]
                     self.chain.append((name, _code(ast.Constant(known[name]))))
                 continue
             literal = _int(value.value) if isinstance(value, ast.Constant) else None
             if literal is not None and literal >= 2 and name not in fixed:
-                self.base[name], self.kind[name] = literal, "module"
+                self.base[name] = literal
             self.chain.append((name, _code(value)))
         found = builders(tree)
         builder = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and found and n.name == found[0]), None)
@@ -121,7 +120,7 @@ class Sizes:
                     continue
                 literal = _int(default.value) if isinstance(default, ast.Constant) else None
                 if literal is not None and literal >= 2 and arg.arg not in fixed:
-                    self.base[arg.arg], self.kind[arg.arg] = literal, "parameter"
+                    self.base[arg.arg] = literal
                 self.chain.append((arg.arg, _code(default)))
             for node in builder.body:
                 got = _assignment(node)
