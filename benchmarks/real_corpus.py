@@ -7,11 +7,11 @@ The corpus is copied to a temporary folder (its files stay as they are), migrate
 `pypto-migrate run --write` in a real subprocess, and each file is then looked at as it was
 written: its open review markers and strict-check errors, the compiler's parse, its pass
 pipeline and structure audit, buffer overflows as the tool and the compiler see them, for
-the four DeepSeek parts `verify` against the original, and whether a second run changes
-anything. Below the table, pypto's own test suite judges the migration of its two trees
+every migrated kernel file of deepseek/ and library/ `verify` against the original, and
+whether a second run changes anything. Below the table, pypto's own test suite judges the migration of its two trees
 (benchmarks/pypto_suite.py): after/ must come out unchanged and keep every passing test,
-before/ must lose none, and gains beside what pypto's authors reached by hand. Verify's sizes come from tests/real_corpus_sizes.toml (a table per file with
-`set = ["NAME=VALUE", ...]` and `input = ["NAME=LOW:HIGH", ...]`).
+before/ must lose none, and gains beside what pypto's authors reached by hand. Verify chooses
+its sizes itself; tests/real_verify.toml gives the input bounds and poison some files need.
 """
 
 from __future__ import annotations
@@ -40,8 +40,11 @@ from codemods.rulebook.loading import load_api  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
 SIZES = ROOT / "tests" / "real_corpus_sizes.toml"
+VERIFY_SETTINGS = ROOT / "tests" / "real_verify.toml"
 DEEPSEEK = "deepseek"
+VERIFIED = ("deepseek/", "library/")  # the handed-over kernels: every migrated one is verified
 VERIFY_MEANING = {0: "equivalent", 1: "MISMATCH/error", 2: "usage error", 3: "equivalent but masked rows"}
+VERIFY_TIMEOUT = 60.0  # a run past it is reported as such (the budget is 10 s)
 _LINE = re.compile(r"^(?P<path>[^\s:][^:]*\.py):(?P<line>\d+):(?P<col>\d+): (?P<label>review|error) (?P<rule>\S+): ")
 _FILE_ERROR = re.compile(r"^error: (?P<path>[^:]+\.py): (?P<message>.*)$")
 _WOULD = re.compile(r"^(?P<path>[^:]+\.py): would be migrated \((?P<n>\d+) edits?\)")
@@ -186,23 +189,52 @@ def compile_row(row: Row, path: Path, rel: str, api) -> None:
     row.detail.extend(f"{rel}: {n}" for n in notes)
 
 
-def verify_row(row: Row, original: Path, migrated: Path, sizes: dict, work: Path) -> None:
-    entry = sizes_for(sizes, row.file)
-    if entry is None:
-        row.verify = "no sizes"
-        return
+def verify_settings(original: Path) -> dict:
+    """The input bounds and poison tests/real_verify.toml gives a corpus file (by its path under the corpus)."""
+    try:
+        key = original.resolve().relative_to(CORPUS.resolve()).as_posix()
+    except ValueError:
+        return {}
+    with VERIFY_SETTINGS.open("rb") as fh:
+        return tomllib.load(fh).get(key, {})
+
+
+def run_verify(original: Path, migrated: Path, work: Path, *target: str) -> tuple[str, str | None]:
+    """`verify` of one migrated file at the sizes it chooses: the scoreboard's cell (exit code,
+    meaning, seconds) and, unless equivalent, the line that says why."""
+    started = time.perf_counter()
+    try:
+        done = subprocess.run([sys.executable, "-m", "codemods", "verify", str(original), str(migrated), *target,
+                               *verify_args(verify_settings(original))],
+                              cwd=work, capture_output=True, text=True, timeout=VERIFY_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return f"1 timeout ({VERIFY_TIMEOUT:.1f} s)", f"verify ran over {VERIFY_TIMEOUT:.0f} s"
+    seconds = time.perf_counter() - started
+    said = (done.stdout.strip() or done.stderr.strip()).splitlines()[-1:] or [""]
+    if done.returncode == 2 and "not a kernel file" in said[0]:
+        return "not a kernel", None
+    cell = f"{done.returncode} {VERIFY_MEANING.get(done.returncode, '?')} ({seconds:.1f} s)"
+    return cell, None if done.returncode in (0, 3) else said[0]
+
+
+def verify_counts(cells: list[str]) -> tuple[int, int, float]:
+    """(equivalent, kernel files verify ran on, the longest run in seconds) of a column of cells."""
+    ran = [c for c in cells if c not in ("-", "not a kernel", "not migrated")]
+    seconds = [float(m.group(1)) for c in ran if (m := re.search(r"\((\d+\.\d) s\)$", c))]
+    return sum(c.startswith(("0 ", "3 ")) for c in ran), len(ran), max(seconds, default=0.0)
+
+
+def verify_row(row: Row, original: Path, migrated: Path, work: Path) -> None:
     if row.status != "migrated":
         row.verify = "not migrated"
         return
-    done = cli("verify", str(original), str(migrated), *verify_args(entry), cwd=work)
-    row.verify = f"{done.returncode} {VERIFY_MEANING.get(done.returncode, '?')}"
-    if done.returncode not in (0, 3):
-        row.detail.append(f"{row.file}: verify: {(done.stdout or done.stderr).strip().splitlines()[-1:]}")
+    row.verify, why = run_verify(original, migrated, work)
+    if why:
+        row.detail.append(f"{row.file}: verify: {why}")
 
 
 def scoreboard(jobs: int) -> tuple[list[Row], dict]:
     api = load_api(None, "2026-03")
-    sizes = load_sizes()
     with tempfile.TemporaryDirectory(prefix="pypto-real-") as tmp:
         work = Path(tmp)
         started = time.perf_counter()
@@ -233,8 +265,8 @@ def scoreboard(jobs: int) -> tuple[list[Row], dict]:
             timings["compile"] = time.perf_counter() - started
         started = time.perf_counter()
         for row in rows:
-            if row.file.startswith(DEEPSEEK + "/"):
-                verify_row(row, CORPUS / row.file, tree / row.file, sizes, work)
+            if row.file.startswith(VERIFIED) and row.status == "migrated":
+                verify_row(row, CORPUS / row.file, tree / row.file, work)
         timings["verify"] = time.perf_counter() - started
         return rows, timings
 
@@ -261,7 +293,7 @@ def render(rows: list[Row], markdown: bool) -> str:
 def summary(rows: list[Row]) -> str:
     status = Counter(r.status for r in rows)
     compiled = [r for r in rows if r.parse not in ("-", "no program")]
-    verified = [r for r in rows if r.verify not in ("-",)]
+    equivalent, ran, slowest = verify_counts([r.verify for r in rows])
     return (
         f"{len(rows)} files: {status['migrated']} migrated, {status['unchanged']} unchanged, "
         f"{status['error']} errors, {status['internal error']} internal errors; "
@@ -269,7 +301,7 @@ def summary(rows: list[Row]) -> str:
         f"compiler: {sum(r.parse == 'ok' for r in rows)}/{len(compiled)} parse, "
         f"{sum(r.passes == 'ok' for r in rows)}/{len(compiled)} passes, "
         f"{sum(r.structure == 'clean' for r in rows)}/{sum(r.structure != '-' for r in rows)} structure clean; "
-        f"verify: {sum(r.verify.startswith(('0 ', '3 ')) for r in verified)}/{len(verified)} equivalent; "
+        f"verify: {equivalent}/{ran} migrated kernel files equivalent (longest {slowest:.1f} s); "
         f"idempotent: {sum(r.idempotent == 'yes' for r in rows)}/{len(rows)}"
     )
 

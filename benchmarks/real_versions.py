@@ -11,9 +11,8 @@ subprocess and run a second time (idempotence); every file that builds a program
 `build_*` function, a `@pl.program` class, an entry `@pl.jit` function) is then compiled by
 the newest compiler: parse, the pass pipeline, the structure audit of its IR and the
 orchestration code generator; where the compiler rejects a file, whether a review marker
-stands at the line it names. The DeepSeek parts are also verified against their originals
-(sizes from tests/real_corpus_sizes.toml), and so are the snapshot files that
-tests/real_versions_sizes.toml gives sizes.
+stands at the line it names. Every migrated file is also verified against its original at the
+sizes verify chooses itself (input bounds and poison from tests/real_verify.toml).
 
 The newest compiler runs in its own Python: $PYPTO_HEAD_PYTHON (`make` sets it to
 .venv-head/bin/python, which `make install` builds from ../shared/oracle-head/), or
@@ -42,7 +41,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from codemods.compiler.bridge import compile_source, probe  # noqa: E402
 from codemods.compiler.verdict import under_review_marker  # noqa: E402
 from real_corpus import (  # noqa: E402
-    CORPUS, VERIFY_MEANING, _diff_paths, load_sizes, parse_output, sizes_for, verify_args, writable_copy,
+    CORPUS, _diff_paths, parse_output, run_verify, verify_counts, writable_copy,
 )
 
 TARGET = "2026-08"
@@ -109,8 +108,9 @@ class Section:
             "structure clean": sum(r.structure == "clean" for r in built),
             "rejected": len(rejected),
             "rejected under a marker": sum(r.marked == "yes" for r in rejected),
-            "verified": sum(r.verify.startswith(("0 ", "3 ")) for r in self.rows),
-            "verify run": sum(r.verify != "-" for r in self.rows),
+            "verified": verify_counts([r.verify for r in self.rows])[0],
+            "verify run": verify_counts([r.verify for r in self.rows])[1],
+            "verify longest s": verify_counts([r.verify for r in self.rows])[2],
             "idempotent": sum(r.idempotent == "yes" for r in self.rows),
         }
 
@@ -169,18 +169,7 @@ def marked(text: str, error) -> bool:
     return under_review_marker(other, int(elsewhere.group("line")))
 
 
-SNAPSHOT_SIZES = ROOT / "tests" / "real_versions_sizes.toml"
-
-
-def snapshot_sizes(name: str) -> dict:
-    """The files of one snapshot that have small sizes to verify at (the others are not verified)."""
-    if not SNAPSHOT_SIZES.exists():
-        return {}
-    return tomllib.loads(SNAPSHOT_SIZES.read_text(encoding="utf-8")).get(name, {})
-
-
-def section(source: Path, title: str, work: Path, jobs: int, python: str | None, sizes: dict | None = None,
-            every: bool = True) -> Section:
+def section(source: Path, title: str, work: Path, jobs: int, python: str | None, verify: bool = True) -> Section:
     started = time.perf_counter()
     tree, first, second = migrate(source, work, jobs)
     rows = []
@@ -196,22 +185,12 @@ def section(source: Path, title: str, work: Path, jobs: int, python: str | None,
         rows.append(row)
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         list(pool.map(lambda r: judge(r, tree / r.file, python), rows))
-    if sizes is not None:
-        for row in rows:
-            if every or row.file in sizes:  # a snapshot: only the files given sizes
-                _verify(row, source / row.file, tree / row.file, sizes, work)
+    for row in rows if verify else ():
+        if row.status == "migrated":
+            row.verify, why = run_verify(source / row.file, tree / row.file, work, "--target", TARGET)
+            if why:
+                row.detail.append(f"{row.file}: verify: {why}")
     return Section(title, rows, time.perf_counter() - started)
-
-
-def _verify(row: Row, original: Path, migrated: Path, sizes: dict, work: Path) -> None:
-    entry = sizes_for(sizes, row.file)
-    if entry is None:
-        row.verify = "no sizes"
-        return
-    done = cli("verify", str(original), str(migrated), "--target", TARGET, *verify_args(entry), cwd=work)
-    row.verify = f"{done.returncode} {VERIFY_MEANING.get(done.returncode, '?')}"
-    if done.returncode not in (0, 3):
-        row.detail.append(f"{row.file}: verify: {(done.stdout or done.stderr).strip().splitlines()[-1:]}")
 
 
 def scoreboard(jobs: int, python: str | None) -> list[Section]:
@@ -220,10 +199,9 @@ def scoreboard(jobs: int, python: str | None) -> list[Section]:
     with tempfile.TemporaryDirectory(prefix="pypto-versions-") as tmp:
         work = Path(tmp)
         for snapshot in snapshots():
-            sections.append(section(snapshot, f"pypto-lib {snapshot.name} -> {TARGET}", work, jobs, python,
-                                    snapshot_sizes(snapshot.name), every=False))
+            sections.append(section(snapshot, f"pypto-lib {snapshot.name} -> {TARGET}", work, jobs, python))
         if DEEPSEEK.is_dir():
-            sections.append(section(DEEPSEEK, f"DeepSeek v3.2 (February) -> {TARGET}", work, jobs, python, load_sizes()))
+            sections.append(section(DEEPSEEK, f"DeepSeek v3.2 (February) -> {TARGET}", work, jobs, python))
     return sections
 
 
@@ -249,7 +227,8 @@ def summary(sec: Section) -> str:
     c = sec.counts()
     built = c["build a program"]
     share = f" ({c['passes'] / built:.0%}, goal {GOAL:.0%})" if built else ""
-    verify = f"; verify {c['verified']}/{c['verify run']} equivalent" if c["verify run"] else ""
+    verify = (f"; verify {c['verified']}/{c['verify run']} migrated kernel files equivalent (longest "
+              f"{c['verify longest s']:.1f} s)" if c["verify run"] else "")
     return (
         f"{sec.name}: {c['files']} files, {c['migrated']} migrated ({c['edits']} edits), {c['errors']} errors, "
         f"{c['internal errors']} internal errors, {c['review markers']} review markers; newest compiler on the "

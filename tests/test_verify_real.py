@@ -33,9 +33,9 @@ def test_hand_migrations_of_real_idioms_verify(name, seed):
 
 def test_a_builder_guard_refusing_the_sizes_is_a_setup_error():
     result = CliRunner().invoke(main, ["verify", str(KERNELS / "real_idioms_old.py"), str(KERNELS / "real_idioms_new.py"),
-                                       "--set", "rows=128"])
-    assert result.exit_code == 2  # the sizes asked for, not the migration
-    assert "build_real_idioms_program(rows=128) failed: ValueError: working set 8192 bytes exceeds 4096" in result.output
+                                       "--set", "rows=128", "--set", "width=16"])
+    assert result.exit_code == 2  # the sizes asked for, not the migration (both: verify would choose a width that fits)
+    assert "build_real_idioms_program(rows=128, width=16) failed: ValueError: working set 8192 bytes exceeds 4096" in result.output
 
 
 def test_a_broken_hand_migration_is_caught():

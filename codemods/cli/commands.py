@@ -174,7 +174,7 @@ def verify_command(original, migrated, sets, inputs, seed, poison, verify_target
 
         verify_target = written_for(texts[1][1])
     verdict = verify(texts[0], texts[1], settings_from(sets, inputs, seed, poison, defaults=config), load_api(None, oldest_step()),
-                     verify_target)
+                     verify_target, progress=lambda line: print(line, file=sys.stderr, flush=True))
     _stdout(verdict.message + "\n")
     sys.exit(verdict.code)
 

@@ -12,8 +12,10 @@ from __future__ import annotations
 import ast
 import contextlib
 import inspect
+import os
 import re
 import shlex
+import sys
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -23,7 +25,7 @@ from . import dtypes as D
 from . import versions
 from .language import Spec, build, installed
 from .ops import Machine
-from .sources import SetupError, SizeError, builders, module_names, override_constants
+from .sources import CannotLoad, NotAKernel, SetupError, SizeError, builders, module_names, override_constants
 from .values import KernelError, Tensor, active, kind
 
 DIRECTIVE = re.compile(r"#\s*pypto-migrate:\s*verify\b(.*)$", re.M)
@@ -54,13 +56,23 @@ class Settings:
         return Settings({**sets, **self.sets}, {**inputs, **self.inputs}, self.seed, self.poison)
 
 
-def parse_input(text: str) -> tuple[str, tuple[float, float]]:
+def parse_input(text: str) -> tuple[str, tuple[float | str, float | str]]:
+    """A bound is a number or an expression of the module's constants (`seq_lens=1:MAX_SEQ`),
+    evaluated at the sizes the kernel runs at, so one line serves any sizes."""
     name, _, bounds = text.partition("=")
     low, _, high = bounds.partition(":")
-    try:
-        return name, (float(low), float(high))
-    except ValueError:
-        raise SetupError(f"--input {text!r}: expected NAME=LOW:HIGH") from None
+    out = []
+    for bound in (low, high):
+        try:
+            out.append(float(bound))
+        except ValueError:
+            try:
+                ast.parse(bound, mode="eval")
+            except SyntaxError:
+                raise SetupError(f"--input {text!r}: expected NAME=LOW:HIGH, each a number or an expression of the "
+                                 "module's constants") from None
+            out.append(bound)
+    return name, (out[0], out[1])
 
 
 @dataclass
@@ -68,6 +80,7 @@ class Program:
     entry: object  # the bound @pl.function method
     specs: dict[str, Spec]
     machine: Machine | None = None
+    namespace: dict = field(default_factory=dict)  # the module's, at the sizes it runs at
 
 
 def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
@@ -80,13 +93,13 @@ def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
     ast.fix_missing_locations(tree)
     namespace = {"__name__": "pypto_migrate_kernel", "__file__": path, ANNOTATED: partial(_annotated, machine),
                  **versions.helpers(machine)}
-    with installed(build(machine)), active(machine):
+    with installed(build(machine)), active(machine), _neighbours(path):
         try:
             exec(compile(tree, path, "exec", dont_inherit=True), namespace)  # not our __future__ flags
         except KernelError:
             raise
         except Exception as exc:
-            raise SetupError(f"{path}: executing the module failed: {type(exc).__name__}: {exc}") from exc
+            raise CannotLoad(f"{path}: executing the module failed: {type(exc).__name__}: {exc}") from exc
         if builder is not None:
             fn = namespace[builder]
             params = inspect.signature(fn).parameters
@@ -106,14 +119,14 @@ def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
         if program is None:
             program = _jit_program(namespace)
     if program is None:
-        raise SetupError(f"{path}: no @pl.program class (nor a builder function returning one)")
+        raise NotAKernel(f"{path}: no @pl.program class (nor a builder function returning one)")
     unknown = [n for n in settings.sets if n not in module_names(tree) and (builder is None or n not in inspect.signature(namespace[builder]).parameters)]
     if unknown:
         raise SizeError(f"{path}: --set {', '.join(unknown)}: no module constant or builder parameter of that name")
     functions = [name for name, v in vars(program).items()
                  if getattr(v, "__pl_function__", False) or getattr(getattr(v, "__func__", None), "__pl_function__", False)]
     if not functions:
-        raise SetupError(f"{path}: the program has no @pl.function")
+        raise NotAKernel(f"{path}: the program has no @pl.function")
     entry = getattr(program(), _entry(program, functions, called))
     specs = {}
     try:  # under `from __future__ import annotations` the annotations are strings until evaluated
@@ -124,7 +137,50 @@ def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
         if not isinstance(param.annotation, Spec) or param.annotation.kind == "Tile":
             raise SetupError(f"{path}: parameter {name} has no pl.Tensor or pl.Scalar annotation to make an input from")
         specs[name] = param.annotation
-    return Program(entry, specs, machine)
+    return Program(entry, specs, machine, namespace)
+
+
+@contextlib.contextmanager
+def _neighbours(path: str):
+    """The kernel's own folder on `sys.path` while it loads, as its authors run it (`from config
+    import ...`): the modules it imports from there are this run's alone, each run (original,
+    migration) importing its own folder's with its own stand-in `pl`, so they leave
+    `sys.modules` again."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isfile(path):
+        yield
+        return
+    before = set(sys.modules)
+    sys.path.insert(0, folder)
+    try:
+        yield
+    finally:
+        sys.path.remove(folder)
+        for name in set(sys.modules) - before:
+            if os.path.dirname(os.path.abspath(getattr(sys.modules[name], "__file__", None) or "/")) == folder:
+                del sys.modules[name]
+
+
+def module_values(path: str, text: str, machine: Machine) -> tuple[dict[str, int], set[str]]:
+    """The integer values of the module's top-level names once it has run (its own and those it
+    imports from its folder, `from config import FLASH as M`), at the file's own sizes: what
+    `sizing` starts from where a size is not a literal of the file; and the modules whose
+    kernels it imports (their sizes are theirs). Empty if the module fails."""
+    tree = ast.parse(text, path)
+    if _builder(tree) is not None:
+        tree = _eager_annotations(tree)
+    tree = ast.fix_missing_locations(versions.Syntax().visit(_Annotations().visit(tree)))
+    namespace = {"__name__": "pypto_migrate_kernel", "__file__": path, ANNOTATED: partial(_annotated, machine),
+                 **versions.helpers(machine)}
+    with installed(build(machine)), active(machine), _neighbours(path):
+        try:
+            exec(compile(tree, path, "exec", dont_inherit=True), namespace)
+        except Exception:
+            return {}, set()
+    folder = os.path.dirname(os.path.abspath(path))
+    kernels = {v.__module__ for v in namespace.values() if inspect.isfunction(v) and v.__module__ != namespace["__name__"]
+               and os.path.dirname(os.path.abspath(v.__code__.co_filename)) == folder}
+    return {k: v for k, v in namespace.items() if type(v) is int}, kernels
 
 
 def _eager_annotations(tree: ast.Module) -> ast.Module:
@@ -207,12 +263,14 @@ def _annotated(machine: Machine, value, annotation, name: str):
     return value
 
 
-def make_inputs(specs: dict[str, Spec], settings: Settings) -> dict[str, np.ndarray]:
-    """Random inputs from the annotations; the same arrays serve both runs."""
+def make_inputs(specs: dict[str, Spec], settings: Settings, namespace: dict | None = None) -> dict[str, np.ndarray]:
+    """Random inputs from the annotations; the same arrays serve both runs. `namespace` is the
+    module's, where a bound given as an expression is evaluated."""
     rng = np.random.default_rng(settings.seed)
     out = {}
     for name, spec in specs.items():
         low, high = settings.inputs.get(name, (-1.0, 1.0) if spec.dtype.is_float else (0, 3))  # shape () for a Scalar
+        low, high = (_bound(b, name, namespace or {}) for b in (low, high))
         if spec.dtype.is_float:
             values = rng.uniform(low, high, spec.shape)
         else:
@@ -254,6 +312,15 @@ def run(program: Program, inputs: dict[str, np.ndarray], parameters: bool = Fals
         if isinstance(value, Tensor) and not any(value.data is t.data for t in known):
             outputs[f"return[{i}]" if len(results) > 1 else "return"] = value
     return outputs
+
+
+def _bound(bound, name: str, namespace: dict) -> float:
+    if not isinstance(bound, str):
+        return bound
+    try:
+        return float(eval(bound, {"__builtins__": {"min": min, "max": max}}, namespace))
+    except Exception as exc:
+        raise SizeError(f"--input {name}: bound {bound!r}: {type(exc).__name__}: {exc}") from None
 
 
 def applicable(text: str, sets: dict, inputs: dict) -> tuple[dict, dict]:

@@ -14,6 +14,14 @@ class SetupError(Exception):
     """The kernel file cannot be built or run as asked (not a migration problem)."""
 
 
+class NotAKernel(SetupError):
+    """The file builds no program to run: not a kernel file (a helper module, a config)."""
+
+
+class CannotLoad(SetupError):
+    """The module's own top-level code fails (an import this Python lacks, such as torch)."""
+
+
 class SizeError(SetupError):
     """The sizes asked for do not fit the kernel (a typo in --set, a guard refusing them): the
     user's setup, never a finding about the migration."""

@@ -10,9 +10,12 @@ valid region only, where the original masked the rest with `valid_shape`.
 
 from __future__ import annotations
 
+import ast
 import re
+import threading
+import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +23,8 @@ import numpy as np
 from ..rulebook.loading import ApiTable
 from . import execute
 from .execute import Settings
-from .sources import SetupError, SizeError
+from . import sizing
+from .sources import CannotLoad, NotAKernel, SetupError, SizeError, builders, module_names
 from .ops import HEAD, OLD, STRICT, Machine
 from .values import KernelError
 
@@ -31,25 +35,129 @@ EQUIVALENT, MISMATCH, SETUP, MASKED = 0, 1, 2, 3
 class Verdict:
     code: int
     message: str
+    sizes: dict[str, int] = field(default_factory=dict)  # the sizes verify chose itself (not --set)
 
 
 def verify(original: tuple[str, str], migrated: tuple[str, str], settings: Settings, api: ApiTable,
-           target: str | None = None) -> Verdict:
+           target: str | None = None, progress=None) -> Verdict:
     """`original` and `migrated` are (path, text) pairs; `api` is the oldest step's table (the
     original runs with the old meaning), the migration runs with the meaning of the `target`
-    version (its table's `profile`; None: the newest step)."""
+    version (its table's `profile`; None: the newest step).
+
+    Where the file's own sizes are too large to run, smaller ones are chosen from the code
+    (`sizing`); `--set` names stay as given. `progress`, a callable taking a line, hears which
+    sizes and, when a run takes more than a moment, which stage is running."""
+    trees = []
+    for path, text in (original, migrated):
+        try:
+            trees.append(ast.parse(text, path))
+        except SyntaxError as exc:
+            return Verdict(SETUP, f"{path}:{exc.lineno or 1}:{exc.offset or 1}: not Python: {exc.msg}")
+    for (path, _), tree in zip((original, migrated), trees):
+        problem = _not_a_kernel(tree)
+        if problem:
+            return Verdict(SETUP, f"{path}: {problem}")
     settings = settings.merged_over(original[1])
-    goal = _target_api(api, target)
+    say = progress or (lambda line: None)
+    failed_at = None
+    with _Heartbeat(say) as beat:
+        beat.stage = "choosing sizes from the code"
+        try:
+            candidates = _candidates(trees, settings, original, api)
+        except SizeError as exc:
+            return Verdict(SETUP, str(exc))
+        for i, sizes in enumerate(candidates):
+            if sizes:
+                say("verify: sizes chosen from the code (the file's own are too large to run): "
+                    + " ".join(f"{k}={v}" for k, v in sizes.items()) + "; --set NAME=VALUE overrides")
+            verdict, original_failed = _verify_at(original, migrated, _with(settings, sizes), api, target, beat)
+            verdict.sizes = sizes
+            where = verdict.message.split(": ", 1)[0]
+            slow = time.monotonic() - beat.started > _RETRY_WITHIN_S
+            if not (original_failed and sizes and i + 1 < len(candidates)) or where == failed_at or slow:
+                return verdict  # a failure at the same place at larger sizes is not the sizes' doing
+            failed_at = where
+            say(f"verify: the original does not run at these sizes ({verdict.message}); trying larger ones")
+    return verdict
+
+
+def _not_a_kernel(tree: ast.Module) -> str | None:
+    """Why this module cannot be run as a kernel, from its text alone (None: it may be one)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in ("program", "jit") or (
+                isinstance(node, ast.Name) and node.id in ("program", "jit")):
+            return None
+    return "not a kernel file: it defines no @pl.program class, builder function or @pl.jit function"
+
+
+_RETRY_WITHIN_S = 5.0  # larger sizes are tried only when the smallest ran quickly
+
+
+def _imports_only_pl(node: ast.stmt) -> bool:
+    names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+    return all(n.split(".")[0] in ("pypto", "__future__", "os", "sys", "math", "typing") for n in names)
+
+
+def _candidates(trees: list[ast.Module], settings: Settings, original, api) -> list[dict[str, int]]:
+    fixed = {}
+    for name, value in settings.sets.items():
+        try:
+            fixed[name] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            pass
+    both = None
+    for tree in trees:
+        names = module_names(tree) | _builder_parameters(tree)
+        both = names if both is None else both & names
+    known, kernels = None, set()
+    if any(isinstance(n, (ast.Import, ast.ImportFrom)) and not _imports_only_pl(n) for n in trees[0].body):
+        # Sizes computed from what the module imports (`D = M.hidden_size`): their values once it ran.
+        known, kernels = execute.module_values(original[0], original[1], Machine(OLD, api, 0, "zero"))
+    choice = sizing.choose(trees[0], fixed, both, known)
+    if kernels and choice.candidates:
+        # Its kernels call kernels of other modules, built at those modules' own sizes: sizes
+        # chosen here would not reach them, and theirs are too large to run.
+        raise SizeError(f"{original[0]}: its sizes are too large to run and its kernels call kernels of "
+                        f"{', '.join(sorted(kernels))}, whose sizes verify cannot choose from this file: verify those "
+                        "modules one by one, or give small sizes with --set")
+    return choice.candidates or [{}]
+
+
+def _builder_parameters(tree: ast.Module) -> set[str]:
+    found = set(builders(tree))
+    return {a.arg for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in found
+            for a in n.args.args + n.args.kwonlyargs}
+
+
+def _with(settings: Settings, sizes: dict[str, int]) -> Settings:
+    return replace(settings, sets={**{k: str(v) for k, v in sizes.items()}, **settings.sets})
+
+
+def _verify_at(original, migrated, settings: Settings, api: ApiTable, target: str | None, beat) -> tuple[Verdict, bool]:
+    """The verdict at these sizes, and whether it is the original that failed (then larger
+    sizes, if verify chose these, may run where these do not)."""
     try:
+        goal = _target_api(api, target)
         # Across versions the parameters' directions changed meaning: each written one is compared.
         across = goal.profile != STRICT
-        first = _run(original, OLD, settings, api, seed=2 * settings.seed + 1, parameters=across)
+        beat.stage = f"running the original {original[0]} (old profile)"
+        try:
+            first = _run(original, OLD, settings, api, seed=2 * settings.seed + 1, parameters=across)
+        except _Failed as failed:
+            verdict = _failure(failed)
+            if isinstance(failed.__cause__, CannotLoad):
+                verdict.code = SETUP  # the original itself cannot be run here (a module it imports is missing)
+            # Only what sizes decide (a window out of bounds, a shape, a guard) may pass at larger
+            # ones; an op the interpreter lacks fails at any.
+            return verdict, isinstance(failed.__cause__, (KernelError, SizeError))
         inputs, outputs_a, masked = first
+        beat.stage = f"running the migration {migrated[0]} ({goal.profile} profile)"
         second = _run(migrated, goal.profile, settings, goal, seed=2 * settings.seed + 2,
                       inputs=inputs, parameters=across)
         _, outputs_b, _ = second
     except _Failed as failed:
-        return Verdict(SETUP if isinstance(failed.__cause__, SizeError) else MISMATCH, str(failed))
+        return _failure(failed), False
+    beat.stage = "comparing the outputs"
     if settings.poison == "nan":
         for label, outputs in (("original", outputs_a), ("migration", outputs_b)):
             for name, t in sorted(outputs.items()):
@@ -58,8 +166,37 @@ def verify(original: tuple[str, str], migrated: tuple[str, str], settings: Setti
                     at = [int(i) for i in np.argwhere(bad)[0]]
                     return Verdict(MISMATCH, f"NaN reached `{name}` at {at} in the {label}: memory was read before it was "
                                              "written; a zero-init by multiplying by 0.0 does not clear NaN or Inf garbage "
-                                             "(pl.tile.full(shape, dtype, value=0.0) does)")
-    return compare(outputs_a, outputs_b, masked)
+                                             "(pl.tile.full(shape, dtype, value=0.0) does)"), False
+    return compare(outputs_a, outputs_b, masked), False
+
+
+def _failure(failed: "_Failed") -> Verdict:
+    return Verdict(SETUP if isinstance(failed.__cause__, (SizeError, NotAKernel)) else MISMATCH, str(failed))
+
+
+class _Heartbeat:
+    """Says which stage is running once a run has taken more than a moment, then every few seconds."""
+
+    FIRST, EVERY = 2.0, 10.0
+
+    def __init__(self, say) -> None:
+        self.say, self.stage, self.started = say, "", time.monotonic()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _loop(self) -> None:
+        wait = self.FIRST
+        while not self._stop.wait(wait):
+            self.say(f"verify: {self.stage}, {time.monotonic() - self.started:.0f} s")
+            wait = self.EVERY
 
 
 class _Failed(Exception):
@@ -82,7 +219,7 @@ def _run(source: tuple[str, str], profile: str, settings: Settings, api: ApiTabl
     try:
         program = execute.load(path, text, settings, machine)
         if inputs is None:
-            inputs = execute.make_inputs(program.specs, settings)
+            inputs = execute.make_inputs(program.specs, settings, program.namespace)
         elif set(inputs) != set(program.specs):
             raise SetupError(f"{path}: parameters {sorted(program.specs)} differ from the original's {sorted(inputs)}")
         outputs = execute.run(program, inputs, parameters)

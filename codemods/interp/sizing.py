@@ -1,0 +1,652 @@
+"""Small sizes for `verify`, chosen from how a kernel's own code uses its integer constants.
+
+A real kernel's module constants (`HIDDEN = 7168`, `K_CHUNK = 512`, a builder's `batch: int =
+16`, `D = M.hidden_size` of an imported config) make the interpreter run for minutes. Its code
+implies relations between them that the result's meaning depends on; they are read off the
+code, each kept only where it holds at the file's own sizes:
+- a loop `range(start, stop, step)` of known bounds: the step divides the extent, at least
+  min(trips, 2) trips, and a `chunk=` divides the trip count (or exceeds it, as it did);
+- `a // b` and `a % b` (also ceil division `(a + b - 1) // b`): b divides a, a // b >= min(its
+  value, 2);
+- a window of `view`/`slice`/`load` fits the tensor it is cut from, its offset at the largest
+  value its loops reach (an offset read at run time counts as 0); a valid region fits its window;
+- a reshape keeps the element count of its source;
+- two sizes that meet in one statement of a kernel (with the dims of the tensors it names and
+  the values of the locals it reads) stay multiples of each other;
+- a comparison of two sizes keeps its truth (a capacity guard); a difference stays positive;
+- no size goes below 2 (a dimension of 1 broadcasts and hides a transposed operand).
+The sizes a shape, a window or a loop reads are then divided by their prime factors, all
+together first (which keeps every ratio), then one (or two tied ones) at a time, while every
+relation holds; the cheapest state on the way is the choice, and constants computed from
+others follow. Nothing here is keyed on a name: a constant is a size because the code computes
+with it.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import math
+from dataclasses import dataclass, field
+
+from .sources import builders
+
+_PURE = {"min": min, "max": max, "abs": abs, "int": int, "len": len}
+_LOOPS = {"range", "parallel", "unroll", "pipeline"}
+_SAFE_NODES = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Constant, ast.Name, ast.Load, ast.Call, ast.operator,
+               ast.unaryop, ast.Tuple, ast.List)
+# Below this estimated cost (elements of the entry's tensors plus weighted loop trips) a file
+# runs at its own sizes in a few seconds (this project's fixtures: 0.2 to 0.6 million), so they
+# are kept; the real DeepSeek parts cost 500 to 1200 million.
+SMALL = 1_000_000
+_TRIP_WEIGHT = 4096  # one trip of a loop body (a few ops of Python) costs about as much as this many elements
+
+
+@dataclass
+class Choice:
+    """The sizes `verify` runs at: `sets` as `--set` values, from smallest to largest candidate."""
+
+    candidates: list[dict[str, int]] = field(default_factory=list)
+    own_cost: float = 0.0
+
+    @property
+    def sets(self) -> dict[str, int]:
+        return self.candidates[0] if self.candidates else {}
+
+
+def _pure(node: ast.AST) -> bool:
+    """Arithmetic over names and numbers only (calls to min/max/abs/int): safe to evaluate."""
+    for n in ast.walk(node):
+        if not isinstance(n, _SAFE_NODES):
+            return False
+        if isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in _PURE and not n.keywords):
+            return False
+        if isinstance(n, ast.Constant) and not isinstance(n.value, (int, float)):
+            return False
+    return True
+
+
+def _code(node: ast.expr):
+    return compile(ast.fix_missing_locations(ast.Expression(ast.parse(ast.unparse(node), mode="eval").body)), "<size>", "eval")
+
+
+def _int(value) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _assignment(node: ast.stmt) -> tuple[str, ast.expr] | None:
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        return node.targets[0].id, node.value
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+        return node.target.id, node.value
+    return None
+
+
+class Sizes:
+    """The integer constants of one kernel file and the relations its code puts between them."""
+
+    def __init__(self, tree: ast.Module, fixed: dict[str, int], known: dict[str, int] | None = None):
+        self.fixed = fixed
+        self.chain: list[tuple[str, object]] = []  # (name, code) in the order the module computes them
+        self.base: dict[str, int] = {}  # name -> its literal at the file's own sizes
+        known = known or {}
+        assigned: set[str] = set()
+        for node in tree.body:
+            got = _assignment(node)
+            if got is None:
+                continue
+            name, value = got
+            outside = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)} - assigned - set(_PURE)
+            assigned.add(name)
+            if not _pure(value) or outside:
+                # `D = M.hidden_size` (M imported): a base size of its own, of the value the
+                # module computed, which --set replaces as any module constant.
+                if _int(known.get(name)) is not None and known[name] >= 2 and name not in fixed:
+                    self.base[name] = known[name]
+                    self.chain.append((name, _code(ast.Constant(known[name]))))
+                continue
+            literal = _int(value.value) if isinstance(value, ast.Constant) else None
+            if literal is not None and literal >= 2 and name not in fixed:
+                self.base[name] = literal
+            self.chain.append((name, _code(value)))
+        found = builders(tree)
+        builder = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and found and n.name == found[0]), None)
+        if builder is not None:
+            args = builder.args.args + builder.args.kwonlyargs
+            defaults = [None] * (len(builder.args.args) - len(builder.args.defaults)) + builder.args.defaults
+            defaults += builder.args.kw_defaults
+            for arg, default in zip(args, defaults):
+                if default is None or not _pure(default):
+                    continue
+                literal = _int(default.value) if isinstance(default, ast.Constant) else None
+                if literal is not None and literal >= 2 and arg.arg not in fixed:
+                    self.base[arg.arg] = literal
+                self.chain.append((arg.arg, _code(default)))
+            for node in builder.body:
+                got = _assignment(node)
+                if got is not None and _pure(got[1]):
+                    self.chain.append((got[0], _code(got[1])))
+        self.own = self.env(self.base)
+        self._collect(tree)
+
+    # -- evaluation ---------------------------------------------------------------------------------------------
+
+    def env(self, values: dict[str, int]) -> dict:
+        env = dict(self.fixed)
+        for name, code in self.chain:
+            if name in values:
+                env[name] = values[name]
+            elif name in self.fixed:
+                continue
+            else:
+                try:
+                    env[name] = eval(code, {"__builtins__": _PURE}, env)
+                except Exception:
+                    env.pop(name, None)  # not a size this module can compute alone
+        return env
+
+    def _value(self, code, env):
+        try:
+            return eval(code, {"__builtins__": _PURE}, env)
+        except Exception:
+            return None
+
+    # -- what the code implies ----------------------------------------------------------------------------------
+
+    def _known(self, node: ast.expr) -> bool:
+        if not _pure(node):
+            return False
+        names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not (n.id in _PURE)}
+        return bool(names) and all(isinstance(_int(self.own.get(n)), int) for n in names) or (
+            not names and isinstance(node, ast.Constant))
+
+    def _collect(self, tree: ast.Module) -> None:
+        self.terms: list = []  # (code, own value) of every size the code states
+        self.keys: list[str] = []  # and its text
+        seen: dict[str, int] = {}
+
+        def term(node: ast.expr) -> int | None:
+            if not self._known(node):
+                return None
+            key = ast.unparse(node)
+            if key in seen:
+                return seen[key]
+            code = _code(node)
+            value = _int(self._value(code, self.own))
+            if value is None:
+                return None
+            seen[key] = len(self.terms)
+            self.terms.append((code, value))
+            self.keys.append(key)
+            return seen[key]
+
+        self.divides: list[tuple[int, int]] = []  # (a, b): b divides a
+        self.at_least: list[tuple[int, int, int]] = []  # (a, b, k): a // b >= k
+        self.below: list[tuple[int, int]] = []  # (a, b): a < b
+        self.positive: list[int] = []
+        self.loops: list[tuple[int, int, int, int | None]] = []  # (start, stop, step, chunk)
+        nests: list[tuple[list[int], ...]] = []
+        self.tensors: list[list[int]] = []
+
+        def ratio(a: int | None, b: int | None) -> None:
+            if a is None or b is None:
+                return
+            x, y = self.terms[a][1], self.terms[b][1]
+            if y > 0 and x % y == 0:
+                self.divides.append((a, b))
+            if y > 0 and x // y >= 1:
+                self.at_least.append((a, b, min(x // y, 2)))
+
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                term(node)
+            elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.FloorDiv, ast.Mod)):
+                a, b = node.left, node.right
+                ceil = (isinstance(a, ast.BinOp) and isinstance(a.op, ast.Sub) and isinstance(a.left, ast.BinOp)
+                        and isinstance(a.left.op, ast.Add) and ast.dump(a.left.right) == ast.dump(b))
+                if ceil:
+                    a = a.left.left
+                ratio(term(a), term(b))
+            elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub):
+                t = term(node)
+                if t is not None and self.terms[t][1] >= 1:
+                    self.positive.append(t)
+            elif isinstance(node, ast.Compare) and len(node.ops) == 1:
+                a, b = term(node.left), term(node.comparators[0])
+                if a is not None and b is not None:
+                    x, y = self.terms[a][1], self.terms[b][1]
+                    if x < y:
+                        self.below.append((a, b))
+                    elif y < x:
+                        self.below.append((b, a))
+            elif _is_loop(node):
+                args = list(node.args) + [None] * (3 - len(node.args))
+                if len(node.args) == 1:
+                    start, stop, step = ast.Constant(0), node.args[0], ast.Constant(1)
+                else:
+                    start, stop, step = args[0], args[1], args[2] or ast.Constant(1)
+                chunk = next((k.value for k in node.keywords if k.arg == "chunk"), None)
+                ids = term(start), term(stop), term(step), term(chunk) if chunk is not None else None
+                if None not in ids[:3] and (chunk is None or ids[3] is not None):
+                    self.loops.append(ids)
+        self.nests = _nests(tree, term)
+        for node in ast.walk(tree):
+            dims = _tensor_dims(node)
+            if dims is not None:
+                ids = [term(d) for d in dims]
+                if all(i is not None for i in ids):
+                    self.tensors.append(ids)
+        # Two sizes that meet in one statement of the kernel (a tile's shape and the offsets
+        # beside it, with the dims of the tensor it is cut from) keep being multiples of each
+        # other; sizes that never meet are free of each other, whatever their values.
+        for group in _meetings(tree, term):
+            for a in group:
+                for b in group:
+                    x, y = self.terms[a][1], self.terms[b][1]
+                    if y >= 2 and x > y and x % y == 0:
+                        self.divides.append((a, b))
+                        self.at_least.append((a, b, 1))
+        self.fits = []  # (offset, extent, dim): offset + extent <= dim, a window inside its tensor
+        self.same = []  # (a, b): a == b, the element counts of a reshape's source and result
+        found: list = []
+        for offset, extent, dim in _windows(tree, found):
+            ids = term(offset), term(extent), term(dim)
+            if None not in ids and self.terms[ids[0]][1] + self.terms[ids[1]][1] <= self.terms[ids[2]][1]:
+                self.fits.append(ids)
+        for a, b in found:
+            ids = term(a), term(b)
+            if None not in ids and self.terms[ids[0]][1] == self.terms[ids[1]][1]:
+                self.same.append(ids)
+        self.divides = sorted(set(self.divides))
+        self.at_least = sorted(set(self.at_least))
+        self.below = sorted(set(self.below))
+        self.loop_rules = []
+        for start, stop, step, chunk in self.loops:
+            s0, e0, st0 = (self.terms[i][1] for i in (start, stop, step))
+            if st0 == 0:
+                continue
+            trips = max(0, -(-(e0 - s0) // st0))
+            c0 = self.terms[chunk][1] if chunk is not None else None
+            self.loop_rules.append((start, stop, step, chunk, (e0 - s0) % st0 == 0, min(trips, 2),
+                                    None if not c0 else (trips % c0 == 0 and trips >= c0, trips < c0)))
+
+    def used(self) -> set[int]:
+        """The sizes some relation or the cost reads."""
+        out = {i for pair in self.divides + self.below for i in pair} | {i for a, b, _ in self.at_least for i in (a, b)}
+        out |= set(self.positive) | {i for triple in self.fits for i in triple} | {i for pair in self.same for i in pair}
+        out |= {i for rule in self.loop_rules for i in rule[:4] if isinstance(i, int) and not isinstance(i, bool)}
+        out |= {i for dims in self.tensors for i in dims} | {i for nest in self.nests for loop in nest for i in loop}
+        return out
+
+    def shaped(self) -> set[int]:
+        """The sizes a tensor's shape, a window or a loop reads."""
+        out = {i for triple in self.fits for i in triple} | {i for pair in self.same for i in pair}
+        out |= {i for rule in self.loop_rules for i in rule[:4] if isinstance(i, int) and not isinstance(i, bool)}
+        return out | {i for dims in self.tensors for i in dims} | {i for nest in self.nests for loop in nest for i in loop}
+
+    def reads(self, i: int) -> set[str]:
+        """The names term i depends on, through the constants computed from others (a size the
+        user gave cuts the chain: what its default was computed from no longer matters)."""
+        if not hasattr(self, "_reads"):
+            self._reads: dict[int, set[str]] = {}
+            self._computed = {}
+            for name, code in self.chain:
+                self._computed[name] = set() if name in self.fixed else set(code.co_names)
+        if i not in self._reads:
+            seen, todo = set(), list(self.terms[i][0].co_names)
+            while todo:
+                n = todo.pop()
+                if n not in seen:
+                    seen.add(n)
+                    todo.extend(self._computed.get(n, ()))
+            self._reads[i] = seen
+        return self._reads[i]
+
+    # -- a candidate's check and cost ---------------------------------------------------------------------------
+
+    def values(self, sizes: dict[str, int]) -> list | None:
+        env = self.env(sizes)
+        out = []
+        for code, _ in self.terms:
+            v = _int(self._value(code, env))
+            if v is None:
+                return None
+            out.append(v)
+        return out
+
+    def holds(self, sizes: dict[str, int]) -> bool:
+        # A dimension of 1 broadcasts against anything and hides a transposed or mismatched
+        # operand: no size goes below 2.
+        if any(v < 2 for v in sizes.values()):
+            return False
+        v = self.values(sizes)
+        if v is None:
+            return False
+        if any(v[i] < 1 for i in self.positive):
+            return False
+        if any(v[b] <= 0 or v[a] % v[b] for a, b in self.divides):
+            return False
+        if any(v[b] <= 0 or v[a] // v[b] < k for a, b, k in self.at_least):
+            return False
+        if any(v[a] >= v[b] for a, b in self.below):
+            return False
+        if any(v[o] + v[e] > v[d] for o, e, d in self.fits) or any(v[a] != v[b] for a, b in self.same):
+            return False
+        for start, stop, step, chunk, exact, least, chunked in self.loop_rules:
+            if v[step] == 0:
+                return False
+            extent = v[stop] - v[start]
+            trips = max(0, -(-extent // v[step]))
+            if exact and extent % v[step] or trips < least:
+                return False
+            if chunked is not None:
+                whole, short = chunked
+                c = v[chunk]
+                if c <= 0 or (whole and (trips % c or trips < c)) or (short and trips >= c):
+                    return False
+        return True
+
+    def cost(self, sizes: dict[str, int]) -> float:
+        v = self.values(sizes)
+        if v is None:
+            return math.inf
+        elements = sum(math.prod(max(v[i], 1) for i in dims) for dims in self.tensors)
+        trips = 0
+        for nest in self.nests:
+            n = 1
+            for start, stop, step in nest:
+                n *= max(1, -(-(v[stop] - v[start]) // v[step])) if v[step] > 0 else 1
+            trips += n
+        return elements + _TRIP_WEIGHT * trips
+
+
+def _meetings(tree: ast.Module, term) -> list[set[int]]:
+    """Per statement of a kernel function: the sizes it names (names, literals, the loop bounds
+    of a `for`), with the dims of every tensor it names whose shape is known in that function
+    (a `pl.Tensor[[...]]` parameter, a `pl.create_tensor([...])`/`create_tile` result)."""
+    groups = []
+    for fn in ast.walk(tree):
+        if not (isinstance(fn, ast.FunctionDef) and any(_pl_decorator(d) for d in fn.decorator_list)):
+            continue
+        shapes: dict[str, list[ast.expr]] = {}
+        for arg in fn.args.args + fn.args.kwonlyargs:
+            dims = None
+            for node in ast.walk(arg.annotation) if arg.annotation is not None else ():
+                dims = dims or _tensor_dims(node)
+            if dims:
+                shapes[arg.arg] = dims
+        for node in ast.walk(fn):
+            got = _assignment(node) if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+            if got and isinstance(got[1], ast.Call) and isinstance(got[1].func, ast.Attribute) and \
+                    got[1].func.attr.startswith("create") and got[1].args and isinstance(got[1].args[0], ast.List):
+                shapes[got[0]] = list(got[1].args[0].elts)
+        values: dict[str, ast.expr | None] = {}  # a local's one value (None: assigned more than once)
+        for node in ast.walk(fn):
+            got = _assignment(node) if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+            if got and got[0] not in shapes:
+                values[got[0]] = got[1] if got[0] not in values else None
+            elif isinstance(node, ast.For) and isinstance(node.target, ast.Name):
+                values[node.target.id] = None
+        for node in ast.walk(fn):
+            if isinstance(node, ast.For):
+                parts = [node.iter]
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return)):
+                parts = [node]
+            else:
+                continue
+            group = set()
+            # A local's value meets where the local is read (`row0 = b * MAX_SEQ + s0` then a
+            # window at row0): one level, as the code wrote it.
+            parts += [values[n.id] for part in list(parts) for n in ast.walk(part)
+                      if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and values.get(n.id) is not None
+                      and not isinstance(values[n.id], ast.Call)]
+            for part in parts:
+                for n in ast.walk(part):
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                        group.add(term(n))
+                        for d in shapes.get(n.id, ()) if n.id in shapes and n is not getattr(node, "targets", [None])[0] else ():
+                            group.add(term(d))
+                    elif isinstance(n, ast.Constant) and _int(n.value) is not None and n.value >= 2:
+                        group.add(term(n))
+                    elif isinstance(n, ast.List):
+                        group.update(term(e) for e in n.elts)
+            group.discard(None)
+            if len(group) >= 2:
+                groups.append(group)
+    return groups
+
+
+_WINDOWS = {"view": (1, 2), "slice": (1, 2), "load": (2, 1)}  # op: (shape argument, offsets argument)
+
+
+def _windows(tree: ast.Module, reshapes: list | None = None) -> list[tuple[ast.expr, ast.expr, ast.expr]]:
+    """Every window a kernel cuts from a tensor of known shape (`pl.view`/`pl.slice`/`pl.load`),
+    per dimension: (the largest offset its loops reach, the window's extent, the dim). The
+    offset is the offsets argument with the function's locals written out and each loop
+    variable at its last value; offsets read at run time (a sequence length) are not sizes."""
+    out = []
+    for fn in ast.walk(tree):
+        if not (isinstance(fn, ast.FunctionDef) and any(_pl_decorator(d) for d in fn.decorator_list)):
+            continue
+        shapes: dict[str, list[ast.expr]] = {}
+        for arg in fn.args.args + fn.args.kwonlyargs:
+            for node in ast.walk(arg.annotation) if arg.annotation is not None else ():
+                dims = _tensor_dims(node)
+                if dims and arg.arg not in shapes:
+                    shapes[arg.arg] = dims
+        bound: dict[str, ast.expr | None] = {}  # a name's one value in this function (None: several)
+
+        def bind(name: str, value: ast.expr) -> None:
+            bound[name] = value if name not in bound else None
+
+        for node in ast.walk(fn):
+            if isinstance(node, ast.For) and isinstance(node.target, ast.Name) and _is_loop(node.iter):
+                bind(node.target.id, _last(node.iter))
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                got = _assignment(node)
+                if got is None:
+                    continue
+                name, value = got
+                if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr.startswith(
+                        "create") and value.args and isinstance(value.args[0], ast.List):
+                    shapes.setdefault(name, list(value.args[0].elts))
+                    continue
+                if name in shapes:
+                    continue  # a tensor re-bound (`t = pl.assemble(t, ...)`) keeps its shape
+                bind(name, value)
+        for node in ast.walk(fn):
+            if (reshapes is not None and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "reshape" and len(node.args) >= 2 and isinstance(node.args[0], ast.Name)
+                    and node.args[0].id in shapes and isinstance(node.args[1], ast.List)):
+                # A reshape keeps the element count: the product of the dims on both sides.
+                product = lambda dims: ast.parse(" * ".join(f"({ast.unparse(d)})" for d in dims), mode="eval").body  # noqa: E731
+                reshapes.append((product(shapes[node.args[0].id]), product(node.args[1].elts)))
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _WINDOWS
+                    and len(node.args) >= 3 and isinstance(node.args[0], ast.Name) and node.args[0].id in shapes):
+                continue
+            at_shape, at_offsets = _WINDOWS[node.func.attr]
+            window, offsets = node.args[at_shape], node.args[at_offsets]
+            dims = shapes[node.args[0].id]
+            if not (isinstance(window, ast.List) and isinstance(offsets, ast.List)):
+                continue
+            valid = next((k.value for k in node.keywords if k.arg in ("valid_shape", "valid_shapes")), None)
+            if isinstance(valid, ast.List) and len(valid.elts) == len(window.elts):
+                out.extend((ast.Constant(0), v, e) for v, e in zip(valid.elts, window.elts))  # a valid region inside its window
+            if len(window.elts) != len(dims) or len(offsets.elts) != len(dims):
+                continue
+            for extent, offset, dim in zip(window.elts, offsets.elts, dims):
+                written = _inline(offset, bound)
+                # An offset read at run time is at least 0: the window alone still fits.
+                known = written is not None and _pure(written)
+                out.append((written if known else ast.Constant(0), extent, dim))
+    return out
+
+
+def _last(call: ast.Call) -> ast.expr | None:
+    """The largest value a `pl.range`-like loop variable takes, as an expression of its bounds."""
+    args = call.args
+    if len(args) == 1:
+        start, stop, step = ast.Constant(0), args[0], ast.Constant(1)
+    elif len(args) in (2, 3):
+        start, stop, step = args[0], args[1], args[2] if len(args) == 3 else ast.Constant(1)
+    else:
+        return None
+    if isinstance(step, ast.UnaryOp) and isinstance(step.op, ast.USub):
+        return start  # counting down: it starts at its largest
+    text = f"({ast.unparse(start)}) + (({ast.unparse(stop)}) - ({ast.unparse(start)}) - 1) // ({ast.unparse(step)}) * ({ast.unparse(step)})"
+    return ast.parse(text, mode="eval").body
+
+
+def _inline(node: ast.expr, bound: dict, depth: int = 0) -> ast.expr | None:
+    """`node` with each local name replaced by its one value (None where a name has several)."""
+    if depth > 8:
+        return None
+
+    class Inline(ast.NodeTransformer):
+        failed = False
+
+        def visit_Name(self, n):
+            if n.id not in bound:
+                return n
+            value = bound[n.id]
+            inner = _inline(value, bound, depth + 1) if value is not None else None
+            if inner is None:
+                self.failed = True
+                return n
+            return inner
+
+    t = Inline()
+    copy = ast.parse(ast.unparse(node), mode="eval").body
+    result = t.visit(copy)
+    return None if t.failed else result
+
+
+def _primes(n: int) -> list[int]:
+    out, p = [], 2
+    while p * p <= n:
+        if n % p == 0:
+            out.append(p)
+            while n % p == 0:
+                n //= p
+        p += 1
+    return out + ([n] if n > 1 else [])
+
+
+def _pl_decorator(node: ast.expr) -> bool:
+    target = node.func if isinstance(node, ast.Call) else node
+    while isinstance(target, ast.Attribute):
+        if isinstance(target.value, ast.Name) and target.value.id == "pl":
+            return True
+        target = target.value
+    return False
+
+
+def _is_loop(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    f = node.func
+    return isinstance(f, ast.Attribute) and f.attr in _LOOPS and isinstance(f.value, ast.Name) and f.value.id == "pl"
+
+
+def _tensor_dims(node: ast.AST) -> list[ast.expr] | None:
+    """The shape of a `pl.Tensor[[d0, d1], dtype]` annotation."""
+    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "Tensor"):
+        return None
+    index = node.slice
+    if isinstance(index, ast.Tuple) and index.elts and isinstance(index.elts[0], (ast.List, ast.Tuple)):
+        return list(index.elts[0].elts)
+    return None
+
+
+def _nests(tree: ast.Module, term) -> list[list[tuple[int, int, int]]]:
+    """Every loop with the bounds of the loops around it (those of known bounds): how many times
+    each body runs is the product of their trips."""
+    out = []
+
+    def walk(node: ast.AST, outer: list) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.For, ast.AsyncFor)) and _is_loop(child.iter) or (
+                    isinstance(child, ast.For) and isinstance(child.iter, ast.Call)
+                    and isinstance(child.iter.func, ast.Name) and child.iter.func.id == "range"):
+                call = child.iter
+                if len(call.args) == 1:
+                    ids = (term(ast.Constant(0)), term(call.args[0]), term(ast.Constant(1)))
+                elif len(call.args) >= 2:
+                    ids = (term(call.args[0]), term(call.args[1]),
+                           term(call.args[2]) if len(call.args) > 2 else term(ast.Constant(1)))
+                else:
+                    ids = (None,)
+                inner = outer + [ids] if None not in ids else outer
+                if inner:
+                    out.append(inner)
+                walk(child, inner)
+            else:
+                walk(child, outer)
+
+    walk(tree, [])
+    return out
+
+
+def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = None,
+           known: dict[str, int] | None = None) -> Choice:
+    """Candidate sizes, smallest first, then the states the search passed through on the way
+    (fallbacks, should the original kernel refuse the smallest). Empty when the file's own sizes
+    are already small. `fixed` are the sizes the user gave; `allowed` the names both files have."""
+    model = Sizes(tree, fixed, known)
+    own_cost = model.cost({})
+    if own_cost <= SMALL or not model.base:
+        return Choice([], own_cost)
+    # Only what a shape, a window or a loop reads is a size; a constant that is only compared
+    # (a capacity guard's limit) keeps its value.
+    shaped = set().union(*(model.reads(i) for i in model.shaped())) if model.shaped() else set()
+    names = [n for n in model.base if (allowed is None or n in allowed) and n in shaped]
+    state = {n: model.base[n] for n in names}
+    if not model.holds(state):
+        return Choice([], own_cost)
+    path = [dict(state)]
+    # First all sizes together, which keeps every ratio between them; then one at a time.
+    while True:
+        trial = {n: v // 2 if v % 2 == 0 else v for n, v in state.items()}
+        if trial == state or not model.holds(trial) or model.cost(trial) >= model.cost(state):
+            break
+        state = trial
+        path.append(dict(state))
+    # Then one size at a time, the largest first, divided by its smallest prime factor that
+    # keeps every relation; the cheapest state on the way is the choice (a smaller tile can
+    # mean more trips of the loop around it).
+    moved = True
+    while moved:
+        moved = False
+        for name in sorted(names, key=lambda n: -state[n]):
+            trial = next((t for p in _primes(state[name]) if model.holds(t := {**state, name: state[name] // p})), None)
+            if trial is not None:
+                state = trial
+                path.append(dict(state))
+                moved = True
+                break
+        if not moved:
+            # Two sizes tied by an equality (a reshape's HC_DIM = HC_MULT * D) move together.
+            for a, b in itertools.combinations(sorted(names, key=lambda n: -state[n]), 2):
+                p = next((q for q in _primes(state[a]) if state[b] % q == 0), None)
+                if p is not None and model.holds(t := {**state, a: state[a] // p, b: state[b] // p}):
+                    state = t
+                    path.append(dict(state))
+                    moved = True
+                    break
+    costs = [model.cost(s) for s in path]
+    cheapest = min(range(len(path)), key=lambda i: (costs[i], -i))
+    path = path[:cheapest + 1]
+    def changed(state: dict[str, int]) -> dict[str, int]:
+        """The sizes that moved and matter: one that no size of the kernel depends on (a module
+        default a given builder parameter replaces) stays as the file has it."""
+        moved = {n: v for n, v in state.items() if v != model.base[n]}
+        def matters(name: str) -> bool:
+            return any(name in model.reads(i) for i in model.used())
+
+        return {n: v for n, v in moved.items() if matters(n)}
+    picks = [path[-1]]
+    for fraction in (0.5,):  # a larger fallback along the way
+        s = path[int((len(path) - 1) * fraction)]
+        if s not in picks:
+            picks.append(s)
+    return Choice([changed(s) for s in picks if changed(s)], own_cost)
