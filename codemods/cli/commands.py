@@ -24,7 +24,7 @@ from .versions import STEPS, version_options, chosen_steps as _steps
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="pypto-migrate")
 def main() -> None:
-    """Migrate pypto kernels to the strict Tile/Tensor API of 2026-03, reviewably."""
+    """Migrate pypto kernels to a newer pypto (the newest by default, --target pins one), reviewably."""
 
 
 @main.command("run", epilog=exits.RUN)
