@@ -21,7 +21,7 @@ def test_apply_gives_what_write_gives(tmp_path):
     assert dry.returncode == 0
     result = pypto("apply", "fix.patch", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    files = sorted(FIXTURES.joinpath("before").glob("*.py"))
+    files = sorted(FIXTURES.joinpath("2026-03", "before").glob("*.py"))
     assert f"{len(files)} of {len(files)} files applied, 0 refused" in result.stderr
     for before in files:  # CRLF, BOM and a missing final newline included
         assert (models / before.name).read_bytes() == (FIXTURES / "2026-03" / "after" / before.name).read_bytes(), before.name

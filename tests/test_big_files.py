@@ -104,7 +104,7 @@ def _on_a_terminal(args, cwd) -> tuple[int, bytes, bytes]:
 def test_one_long_file_shows_where_its_migration_is_on_a_terminal_only(tmp_path):
     copies = LONG_FILE // len(KERNEL) + 1
     (tmp_path / "generated.py").write_text(kernels(copies), encoding="utf-8")
-    args = ["run", "--no-cache", "--format", "json", "generated.py"]
+    args = ["run", "--target", "2026-03", "--no-cache", "--format", "json", "generated.py"]
     code, out, err = _on_a_terminal(args, tmp_path)
     assert code == 0
     assert b"pypto-migrate" in err and b"0/1" in err, err[-500:]
