@@ -213,7 +213,8 @@ def test_python_example_is_what_the_fixtures_hold(block):
             parts[side].append(line.strip())
     for side, lines in parts.items():
         if lines:
-            assert _runs(lines, ROOT / "fixtures" / side), f"{block.name}: its {side} lines are in no file of fixtures/{side}"
+            assert _runs(lines, ROOT / "fixtures" / "2026-03" / side), \
+                f"{block.name}: its {side} lines are in no file of fixtures/2026-03/{side}"
 
 
 def test_make_demo_recipe_runs(world):
