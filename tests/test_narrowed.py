@@ -373,7 +373,7 @@ def test_a_stage_that_breaks_a_kernel_the_target_accepted_is_refused(tmp_path):
     kernel = tmp_path / "two.py"
     kernel.write_text(TWO_KERNELS)
     rules = tmp_path / "rules"
-    shutil.copytree(ROOT / "rules", rules)
+    shutil.copytree(ROOT / "codemods" / "rules", rules)
     rule = next(rules.glob("*/PTO001-*.toml"))
     text = rule.read_text()
     rule.write_text(text[: text.index("[params]")] + '[params]\nmatch = "pl.create_tensor($shape, **$kw)"\n'
@@ -512,10 +512,10 @@ def test_a_staged_run_parses_no_more_than_a_full_one(monkeypatch, tmp_path):
     monkeypatch.setattr(cst, "parse_module", counting_parse)
     monkeypatch.setattr(MetadataWrapper, "resolve", counting_resolve)
     kernel = _copy(tmp_path, "deepseek_v3_2_decode_front.py")
-    full = process(kernel, Job(tuple(f.id for f in rule_files())))
+    full = process(kernel, Job(tuple(f.id for f in rule_files()), target="2026-03"))
     full_parses = counts["parse"]
     counts["parse"] = 0
-    staged = process(kernel, Job(("PTO001",), strict=False))
+    staged = process(kernel, Job(("PTO001",), strict=False, target="2026-03"))
     assert staged.error is None and staged.still_rejected and full.error is None
     assert counts["parse"] <= full_parses, counts
     assert counts["scopes"] == 0, "no scope analysis where no name became unbound"
