@@ -131,7 +131,7 @@ def test_after_comes_out_byte_for_byte(scores, rel):
     import json
     import subprocess
 
-    checked = subprocess.run([sys.executable, "-m", "codemods", "check", "--no-cache", "--format", "json", rel],
+    checked = subprocess.run([sys.executable, "-m", "codemods", "check", "--target", "2026-03", "--no-cache", "--format", "json", rel],
                              cwd=PYPTO / "after", capture_output=True, text=True)
     report = json.loads(checked.stdout)
     rules = {e["rule"] for e in report["edits"]} | {_rule(f) for f in report["findings"]}
