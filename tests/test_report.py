@@ -27,7 +27,7 @@ def test_decode_back_kernel_1_by_hand(api):
     # wo load [16, 32] BF16 = 1024. Left: a_chunk moved, 64. Right: the wo tile moved, 1024.
     # Acc: the [2, 32] FP32 result, 256. The compiler's memory report says the same.
     for kind in ("before", "after"):  # the report of old code describes it as migrated
-        usage, _ = usage_of(FIXTURES / kind / "deepseek_v3_2_decode_back.py", api)
+        usage, _ = usage_of(FIXTURES / "2026-03" / kind / "deepseek_v3_2_decode_back.py", api)
         assert [usage["kernel 1", s] for s in ("Vec", "Mat", "Left", "Right", "Acc")] == [1408, 1088, 64, 1024, 256]
 
 

@@ -117,7 +117,7 @@ def _slice(text: str, *which: int) -> str:
 
 def _spawn(tmp_path, *paths, env=None):
     return pexpect.spawn(
-        sys.executable, ["-m", "codemods", "run", "--interactive", *paths], cwd=str(tmp_path), encoding="utf-8",
+        sys.executable, ["-m", "codemods", *pinned(["run", "--interactive", *paths])], cwd=str(tmp_path), encoding="utf-8",
         timeout=120, dimensions=(50, 200), env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
     )
 

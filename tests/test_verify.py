@@ -25,7 +25,7 @@ def pair(name: str, migrated: str | None = None):
 
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_every_shipped_migration_is_equivalent(name, api):
-    verdict = verify(*pair(name), Settings(), api)
+    verdict = verify(*pair(name), Settings(), api, api.step)
     if name.startswith("deepseek_v3_2_prefill"):  # valid_shape masking is lost, and said so precisely
         assert verdict.code == MASKED, verdict.message
         assert verdict.message.startswith("valid region equivalent; rows ")
@@ -37,10 +37,10 @@ def test_every_shipped_migration_is_equivalent(name, api):
 
 def test_other_sizes_and_seeds(api):
     settings = Settings(sets={"BATCH": "2", "HIDDEN": "32", "MAX_SEQ": "8"}, inputs={"seq_lens": (4, 8)}, seed=7)
-    verdict = verify(*pair("deepseek_v3_2_decode_front"), settings, api)
+    verdict = verify(*pair("deepseek_v3_2_decode_front"), settings, api, api.step)
     assert verdict.code == EQUIVALENT, verdict.message
     settings = Settings(sets={"max_tokens": "12"}, inputs={"num_tokens_t": (12, 12)}, seed=3)
-    assert verify(*pair("deepseek_v3_2_prefill_back"), settings, api).code == EQUIVALENT  # no padding rows: no masking
+    assert verify(*pair("deepseek_v3_2_prefill_back"), settings, api, api.step).code == EQUIVALENT  # no padding rows: no masking
 
 
 MUTATIONS = {
@@ -69,7 +69,7 @@ def test_broken_migrations_are_not_equivalent(what, api):
     name, old, new = MUTATIONS[what]
     text = (FIXTURES / "2026-03" / "after" / f"{name}.py").read_text()
     assert text.count(old) >= 1, "the mutation must apply"
-    verdict = verify(*pair(name, text.replace(old, new, 1)), Settings(), api)
+    verdict = verify(*pair(name, text.replace(old, new, 1)), Settings(), api, api.step)
     assert verdict.code == MISMATCH, verdict.message
     assert verdict.message.startswith(("mismatch in `", str(FIXTURES / "2026-03" / "after"))), verdict.message
 
@@ -77,10 +77,10 @@ def test_broken_migrations_are_not_equivalent(what, api):
 def test_a_kernel_error_names_the_migrated_file_and_line(api):
     name, old, new = MUTATIONS["load offsets and shapes swapped"]
     text = (FIXTURES / "2026-03" / "after" / f"{name}.py").read_text()
-    verdict = verify(*pair(name, text.replace(old, new, 1)), Settings(), api)
+    verdict = verify(*pair(name, text.replace(old, new, 1)), Settings(), api, api.step)
     line = 1 + text.splitlines().index(next(l for l in text.splitlines() if old in l))
-    assert verdict.message == (f"{FIXTURES / 'after' / name}.py:{line}: pl.load of attn_out: shape [0, 0] is empty in "
-                               "dimension 0 (offsets and shapes swapped?) (2026-03 profile)")
+    assert verdict.message == (f"{FIXTURES / '2026-03' / 'after' / name}.py:{line}: pl.load of attn_out: shape [0, 0] is empty in "
+                               "dimension 0 (offsets and shapes swapped?) (strict profile)")
 
 
 def strict_error(path, text, api) -> str:
@@ -114,7 +114,7 @@ def test_strict_profile_stops_where_the_review_saw_it_stop(run_rules, api):
 
 
 def test_poison_nan_shows_the_zero_init_idiom_is_fragile(api):
-    verdict = verify(*pair("deepseek_v3_2_decode_back"), Settings(poison="nan"), api)
+    verdict = verify(*pair("deepseek_v3_2_decode_back"), Settings(poison="nan"), api, api.step)
     assert verdict.code == MISMATCH and verdict.message.startswith("NaN reached `out`")
 
 
@@ -124,13 +124,13 @@ def test_reading_memory_never_written_is_a_mismatch(api):
     name = "edge_regions"
     text = (FIXTURES / "2026-03" / "after" / f"{name}.py").read_text()
     broken = text.replace("out = pl.store(pl.mul(mixed, 0.5), [b0 + r, HALF], out)", "pass")
-    verdict = verify(*pair(name, broken), Settings(), api)
+    verdict = verify(*pair(name, broken), Settings(), api, api.step)
     assert verdict.code == MISMATCH and "mismatch in `out`" in verdict.message
 
 
 def test_interpreter_leaves_sys_modules_as_it_was(api):
     saved = {k: sys.modules.get(k) for k in ("pypto", "pypto.language")}
-    verify(*pair("edge_capacity"), Settings(), api)
+    verify(*pair("edge_capacity"), Settings(), api, api.step)
     assert {k: sys.modules.get(k) for k in saved} == saved
 
 
@@ -359,5 +359,5 @@ def test_a_load_given_its_valid_region_by_position_runs(api):
     valid region. The interpreter took it for the memory, and an original written so could not
     be verified."""
     text = VALID_BY_POSITION
-    verdict = verify(("part.py", text), ("part.py", text), Settings(), api)
+    verdict = verify(("part.py", text), ("part.py", text), Settings(), api, api.step)
     assert verdict.code == EQUIVALENT, verdict.message

@@ -47,7 +47,7 @@ def test_a_broken_hand_migration_is_caught():
     from codemods.rulebook.loading import load_api
 
     verdict = verify((str(path), path.read_text()), ("new.py", broken),
-                     Settings(inputs={"lens": (1, 8), "pick_t": (0, 1)}), load_api(None, "2026-03"))
+                     Settings(inputs={"lens": (1, 8), "pick_t": (0, 1)}), load_api(None, "2026-03"), "2026-03")
     assert verdict.code == MISMATCH and verdict.message.startswith("mismatch in `return`"), verdict.message
 
 

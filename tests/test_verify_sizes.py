@@ -110,7 +110,7 @@ def large_pair(tmp_path, run_rules):
 def test_verify_of_a_large_kernel_runs_at_chosen_sizes_says_them_and_is_quick(large_pair, api):
     original, migrated = large_pair
     started = time.perf_counter()
-    verdict = verify((str(original), original.read_text()), (str(migrated), migrated.read_text()), Settings(), api)
+    verdict = verify((str(original), original.read_text()), (str(migrated), migrated.read_text()), Settings(), api, api.step)
     assert verdict.code == EQUIVALENT, verdict.message
     assert time.perf_counter() - started < 10
     assert verdict.sizes and verdict.sizes["HIDDEN"] < 4096
@@ -131,7 +131,7 @@ def test_a_broken_migration_is_still_caught_at_the_chosen_sizes(large_pair, api)
     original, migrated = large_pair
     text = migrated.read_text()
     assert "col + HALF" in text
-    verdict = verify((str(original), LARGE), (str(migrated), text.replace("col + HALF", "col", 1)), Settings(), api)
+    verdict = verify((str(original), LARGE), (str(migrated), text.replace("col + HALF", "col", 1)), Settings(), api, api.step)
     assert verdict.code == MISMATCH, verdict.message
 
 
@@ -140,7 +140,7 @@ def test_progress_is_said_only_once_a_run_takes_more_than_a_moment(large_pair, a
     pair = (str(original), original.read_text()), (str(migrated), migrated.read_text())
     heard = []
     monkeypatch.setattr(verify_module._Heartbeat, "FIRST", 60.0)  # a run shorter than the moment (on a busy machine too)
-    verify(*pair, Settings(), api, progress=heard.append)
+    verify(*pair, Settings(), api, api.step, progress=heard.append)
     assert [line for line in heard if "running" in line] == []  # a quick run: only the sizes
     assert any("sizes chosen" in line for line in heard)
     monkeypatch.setattr(verify_module._Heartbeat, "FIRST", 0.0)
@@ -153,7 +153,7 @@ def test_progress_is_said_only_once_a_run_takes_more_than_a_moment(large_pair, a
 
     monkeypatch.setattr(verify_module, "_run", run)
     heard.clear()
-    verify(*pair, Settings(), api, progress=heard.append)
+    verify(*pair, Settings(), api, api.step, progress=heard.append)
     assert any("running the original" in line and line.endswith(" s") for line in heard), heard
 
 
@@ -189,7 +189,7 @@ def test_a_syntax_error_is_exit_2_naming_the_file_and_line(tmp_path):
 def test_a_kernel_failing_in_the_migration_is_still_exit_1(large_pair, api):
     original, migrated = large_pair
     text = migrated.read_text().replace("pl.mul(", "pl.no_such_op(", 1)
-    verdict = verify((str(original), LARGE), (str(migrated), text), Settings(), api)
+    verdict = verify((str(original), LARGE), (str(migrated), text), Settings(), api, api.step)
     assert verdict.code == MISMATCH and str(migrated) in verdict.message, verdict.message
 
 
