@@ -58,7 +58,7 @@ def environments(tmp_path_factory) -> tuple[Path, Path]:
     tool, compiler = _venv(root / "tool"), _venv(root / "compiler")
     # The two installs are independent: side by side they take the time of the longer one.
     jobs = [subprocess.Popen([str(python), "-m", "pip", "install", "--quiet", "--no-compile", str(what)],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_clean())
             for python, what in ((tool, wheel), (compiler, wheels[0]))]
     for job in jobs:
         _, err = job.communicate(timeout=900)
@@ -66,10 +66,15 @@ def environments(tmp_path_factory) -> tuple[Path, Path]:
     return root / "tool", compiler
 
 
+def _clean() -> dict:
+    """The environment without what would put another copy of the tool or another pypto first:
+    what runs must be the installed wheel and the named compiler alone."""
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYPTO_PYTHON", "VIRTUAL_ENV")}
+
+
 def _tool(venv: Path, *args, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
-    clean = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYPTO_PYTHON", "VIRTUAL_ENV")}
     return subprocess.run([str(venv / "bin" / "pypto-migrate"), *map(str, args), "--no-cache"], cwd=cwd,
-                          env={**clean, **(env or {})}, capture_output=True, text=True, timeout=600)
+                          env={**_clean(), **(env or {})}, capture_output=True, text=True, timeout=600)
 
 
 @pytest.fixture
@@ -84,9 +89,9 @@ def outside(tmp_path) -> Path:
 def test_the_wheel_is_installed_as_a_wheel_apart_from_the_compiler(environments):
     tool, compiler = environments
     where = subprocess.run([str(tool / "bin" / "python"), "-c", "import codemods; print(codemods.__file__)"],
-                           capture_output=True, text=True, cwd=tool, check=True).stdout
+                           capture_output=True, text=True, cwd=tool, check=True, env=_clean()).stdout
     assert "site-packages" in where and str(ROOT) not in where
-    lacks = subprocess.run([str(compiler), "-c", "import codemods"], capture_output=True, text=True, cwd=tool)
+    lacks = subprocess.run([str(compiler), "-c", "import codemods"], capture_output=True, text=True, cwd=tool, env=_clean())
     assert lacks.returncode != 0, "the compiler's environment must not have the tool"
 
 
