@@ -93,10 +93,11 @@ def first_step(text: str, tables: list[ApiTable]) -> int:
     (`pl.view`): such code was written after that version. Everything else runs the step:
     its rules fire only on their old forms, so a step run on code already past it changes
     nothing, where skipping it on a guess leaves what its compiler rejects. A name no table
-    knows (a typo, a placeholder) is evidence of neither."""
+    knows (a typo, a placeholder) is evidence of neither. Where names settle nothing, what
+    the step's version rejects is weighed (`_past`)."""
     found = _names(forms(text, tables[0].module)) if tables else set()
     for i, table in enumerate(tables[:-1]):
-        if any(_removed(table, key) for key in found):
+        if any(table.lists_removed(key) for key in found):
             return i
         if any(not table.exists(key) and key not in table.ops and _known(later, key)
                for key in found for later in tables[i + 1:]):
@@ -138,7 +139,7 @@ def written_for(text: str, rules_dir=None) -> str:
     tables = [load_api(rules_dir, name) for name in names]
     found = _names(forms(text, tables[0].module)) if tables else set()
     for name, table in zip(reversed(names), reversed(tables)):
-        if not any(_removed(table, key) or (table.namespaces and not table.exists(key) and _known_anywhere(tables, key))
+        if not any(table.lists_removed(key) or (table.namespaces and not table.exists(key) and _known_anywhere(tables, key))
                    for key in found):
             return name
     return names[0]
@@ -146,10 +147,6 @@ def written_for(text: str, rules_dir=None) -> str:
 
 def _known_anywhere(tables: list[ApiTable], key: str) -> bool:
     return any(_known(t, key) for t in tables)
-
-
-def _removed(table: ApiTable, key: str) -> bool:
-    return key in table.ops and table.ops[key].kind == "removed"
 
 
 def _known(table: ApiTable, key: str) -> bool:

@@ -130,6 +130,14 @@ class ApiTable:
     def removed(self) -> dict[str, Op]:
         return {n: op for n, op in self.ops.items() if op.kind == "removed"}
 
+    def lists_removed(self, op: str) -> bool:
+        """Does the table say `pl.<op>` was removed by this version (`view` at 2026-03)?"""
+        return op in self.ops and self.ops[op].kind == "removed"
+
+    def offers(self, op: str) -> bool:
+        """Can code of this version call `pl.<op>`: a name it has, not one it lists removed?"""
+        return self.exists(op) and not self.lists_removed(op)
+
     def exists(self, op: str) -> bool:
         """Does `pl.<op>` name something of the target (`tile.adds` yes, `block.adds` no)?"""
         if not self.namespaces:

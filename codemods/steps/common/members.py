@@ -141,6 +141,6 @@ def _newer_table(api: ApiTable, op: str) -> ApiTable | None:
         return None
     for step in names[names.index(api.step) + 1:]:
         table = load_api(None, step)
-        if table.exists(op) and (op not in table.ops or table.ops[op].kind != "removed"):
+        if table.offers(op):
             return table
     return None
