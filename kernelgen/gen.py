@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 
 from hypothesis import strategies as st
 
+from .families import Ctx, focus, for_era
+
 ERAS = ("feb", "mar", "spring")
 TARGETS_OF = {"feb": ("2026-03", "2026-08"), "mar": ("2026-03", "2026-08"), "spring": ("2026-08",)}
 # The compiler that judges a source of that era (None: we have none for that era).
@@ -107,15 +109,20 @@ def feb_kernel(draw) -> Kernel:
         counter[0] += 1
         return name
 
+    families = _families("feb")
+    inputs: dict = {}
+    verify_inputs: dict = {}
     steps = draw(st.integers(1, 6))
     for _ in range(steps):
-        kind = draw(st.sampled_from(["binary", "scalar", "unary", "rowred", "colexp", "matmul", "cast", "read",
+        kind = draw(st.sampled_from(_kinds(["binary", "scalar", "unary", "rowred", "colexp", "matmul", "cast", "read",
                                      "pieces", "window", "carried", "branch", "rebind", "masked", "reshape",
-                                     "namespaced", "helper", "wide"]))
+                                     "namespaced", "helper", "wide"], families)))
         idioms.append(kind)
         a, b2 = pick(), pick()
         v = new()
-        if kind == "binary":
+        if kind in families:
+            _produce(families[kind], draw, body, "feb", a, b2, v, "b", inputs, verify_inputs, idioms)
+        elif kind == "binary":
             op = draw(st.sampled_from(["add", "sub", "mul", "div", "maximum", "minimum"]))
             rhs = _positive(b2) if op == "div" else b2
             body.add(f"{v} = pl.{op}({a}, {rhs})")
@@ -221,12 +228,39 @@ def feb_kernel(draw) -> Kernel:
               f"        lens: pl.Tensor[[{rows}, 1], pl.INT32],\n"
               f"        out: pl.Out[pl.Tensor[[{rows}, COLS], pl.FP32]],\n"
               f"        side: pl.Out[pl.Tensor[[{rows}, COLS], pl.FP32]],\n"
-              + (f"        xw: pl.Tensor[[{rows}, WIDE], pl.FP32],\n" if wide else ""))
+              + (f"        xw: pl.Tensor[[{rows}, WIDE], pl.FP32],\n" if wide else "")
+              + "".join(f"        {name}: {ann},\n" for name, ann in sorted(inputs.items())))
     function = (f"    @pl.function\n    def main(\n{params}    ) -> pl.Tensor[[{rows}, COLS], pl.FP32]:\n"
                 f"        with pl.auto_incore():\n"
                 f"            for b in pl.parallel(0, {rows}, TILE, chunk=1):\n")
     text = head + "".join(sorted(helpers)) + _program(function + body.text() + "        return out\n", runtime_rows, "Feb")
-    return Kernel("feb", _verify_line(text), idioms)
+    return Kernel("feb", _verify_line(text, verify_inputs), idioms)
+
+
+def _families(era: str) -> dict:
+    """The registered productions of an era (kernelgen/families), by name."""
+    return {p.name: p for p in for_era(era)}
+
+
+def _kinds(builtin: list[str], families: dict) -> list[str]:
+    """What a body step may be: the era's own kinds and its families' productions. Under
+    KERNELGEN_FOCUS (families, comma-separated) the focused productions make most steps."""
+    if focus() and families:
+        return ["binary", *families]
+    return [*builtin, *families]
+
+
+def _produce(production, draw, body: "Lines", era: str, a: str, b: str, v: str, row0: str,
+             inputs: dict, verify_inputs: dict, idioms: list) -> None:
+    ctx = Ctx(era, draw, body.add, a, b, v, row0)
+    production.fn(ctx)
+    inputs.update(ctx.inputs)
+    verify_inputs.update(ctx.verify_inputs)
+    idioms.extend(ctx.idioms)
+
+
+def _extra_params(inputs: dict, sep: str) -> str:
+    return "".join(f"{sep}{name}: {ann}" for name, ann in sorted(inputs.items()))
 
 
 def _helper(kind: str) -> str:
@@ -250,11 +284,15 @@ def _program(functions: str, runtime_rows: bool, stem: str) -> str:
             f"    @pl.program\n    class {stem}Kernel:\n" + indented + f"\n    return {stem}Kernel\n")
 
 
-def _verify_line(text: str) -> str:
-    # sequence lengths and the like are read as scalars: keep them small and positive
-    return text.replace("import pypto.language as pl\n",
-                        "import pypto.language as pl\n\n# pypto-migrate: verify --input lens=1:4\n", 1) \
-        if "lens" in text else text
+def _verify_line(text: str, verify_inputs: dict | None = None) -> str:
+    # sequence lengths, indices and the like are read as scalars: keep them small and in range
+    ranges = dict(verify_inputs or {})
+    if re.search(r"\blens\b", text):
+        ranges.setdefault("lens", "1:4")
+    if not ranges:
+        return text
+    line = "# pypto-migrate: verify " + " ".join(f"--input {k}={v}" for k, v in sorted(ranges.items()))
+    return text.replace("import pypto.language as pl\n", f"import pypto.language as pl\n\n{line}\n", 1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -283,16 +321,21 @@ def mar_kernel(draw) -> Kernel:
     def ns():
         return draw(st.sampled_from(["pl.", "pl.tile."]))
 
+    families = _families("mar")
+    inputs: dict = {}
+    verify_inputs: dict = {}
     steps = draw(st.integers(1, 6))
     for _ in range(steps):
-        kind = draw(st.sampled_from(["binary", "scalar", "unary", "rowred", "colexp", "matmul", "cast", "carried",
+        kind = draw(st.sampled_from(_kinds(["binary", "scalar", "unary", "rowred", "colexp", "matmul", "cast", "carried",
                                      "branch", "tilens", "rebind", "reshape", "full", "tileread", "namespaced",
-                                     "helper", "wide"]))
+                                     "helper", "wide"], families)))
         idioms.append(kind)
         a, b2 = pick(), pick()
         v = f"v{counter[0]}"
         counter[0] += 1
-        if kind == "binary":
+        if kind in families:
+            _produce(families[kind], draw, body, "mar", a, b2, v, row0, inputs, verify_inputs, idioms)
+        elif kind == "binary":
             op = draw(st.sampled_from(["add", "sub", "mul", "div", "maximum", "minimum"]))
             if op == "div":
                 body.add(f"d{v} = {_positive(b2)}")
@@ -410,8 +453,9 @@ def mar_kernel(draw) -> Kernel:
     body.add(f"out = pl.store({names[-1]}, [{row0}, 0], out)")
     params = (f"x: pl.Tensor[[ROWS, COLS], pl.{xdt}], xb: pl.Tensor[[ROWS, COLS], pl.{wdt}], "
               f"x32: pl.Tensor[[ROWS, COLS], pl.FP32], w: pl.Tensor[[COLS, COLS], pl.{wdt}], "
-              f"gamma: pl.Tensor[[1, COLS], pl.FP32]" + (", xw: pl.Tensor[[ROWS, WIDE], pl.FP32]" if wide else ""))
-    args = "x, xb, x32, w, gamma" + (", xw" if wide else "")
+              f"gamma: pl.Tensor[[1, COLS], pl.FP32]" + (", xw: pl.Tensor[[ROWS, WIDE], pl.FP32]" if wide else "")
+              + _extra_params(inputs, ", "))
+    args = "x, xb, x32, w, gamma" + (", xw" if wide else "") + "".join(f", {name}" for name in sorted(inputs))
     if wide:
         s["WIDE"] = wide[0]
     ret = "pl.Tensor[[ROWS, COLS], pl.FP32]"
@@ -439,7 +483,7 @@ def mar_kernel(draw) -> Kernel:
                      f"        for b in pl.range(0, ROWS, TILE):\n"
                      f"            with pl.incore():\n" + body.text() + "        return out\n")
     text = _module(s, "mar") + "".join(sorted(helpers)) + _program(functions, False, "Mar")
-    return Kernel("mar", text, idioms)
+    return Kernel("mar", _verify_line(text, verify_inputs) if verify_inputs else text, idioms)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -473,15 +517,20 @@ def spring_kernel(draw) -> Kernel:
     def pick():
         return draw(st.sampled_from(names))
 
+    families = _families("spring")
+    inputs: dict = {}
+    verify_inputs: dict = {}
     steps = draw(st.integers(1, 6))
     for _ in range(steps):
-        kind = draw(st.sampled_from(["binary", "scalar", "unary", "rowred", "colexp", "matmul", "cast", "branch",
-                                     "scalarread", "tilecode", "cube"]))
+        kind = draw(st.sampled_from(_kinds(["binary", "scalar", "unary", "rowred", "colexp", "matmul", "cast", "branch",
+                                     "scalarread", "tilecode", "cube"], families)))
         idioms.append(kind)
         a, b2 = pick(), pick()
         v = f"v{counter[0]}"
         counter[0] += 1
-        if kind == "binary":
+        if kind in families:
+            _produce(families[kind], draw, body, "spring", a, b2, v, "b", inputs, verify_inputs, idioms)
+        elif kind == "binary":
             op = draw(st.sampled_from(["add", "sub", "mul", "div", "maximum"]))
             rhs = _positive(b2) if op == "div" else b2
             body.add(f"{v} = pl.{op}({a}, {rhs})")
@@ -560,7 +609,8 @@ def spring_kernel(draw) -> Kernel:
               f"wt: pl.Tensor[[COLS, COLS], pl.{wdt}], gamma: pl.Tensor[[1, COLS], pl.FP32], out: {out_ann}"
               + (", lens: pl.Tensor[[ROWS, 1], pl.INT32]" if pre else "")
               + (f", x32: pl.Tensor[[ROWS, COLS], pl.FP32], side: {out_ann}" if side else "")
-              + (f", xb: pl.Tensor[[ROWS, COLS], pl.{wdt}], proj: {out_ann}" if cube else ""))
+              + (f", xb: pl.Tensor[[ROWS, COLS], pl.{wdt}], proj: {out_ann}" if cube else "")
+              + _extra_params(inputs, ", "))
     if scope == "incore":
         head = ("        for b in pl.range(0, ROWS, TILE):\n"
                 + "".join(f"            {line}\n" for line in pre)
@@ -570,7 +620,7 @@ def spring_kernel(draw) -> Kernel:
                 "            for b in pl.parallel(0, ROWS, TILE, chunk=1):\n")
     functions = (f"    @pl.function(type=pl.FunctionType.Opaque)\n    def main(self, {params}) -> {ret}:\n"
                  + head + body.text() + "        return out\n")
-    text = _verify_line(_module(s, "spring") + _program(functions, False, "Spring"))
+    text = _verify_line(_module(s, "spring") + _program(functions, False, "Spring"), verify_inputs)
     return Kernel("spring", text, idioms)
 
 
