@@ -76,6 +76,8 @@ class Decisions:
         store writes the whole tile, its padding too. The region as a constant shape to store
         a slice of, where it is smaller than the tile; a flag where it is not constant."""
         text = self._valid_window(operand, ("view", "slice"))
+        if text is None and source.valid:  # the region travels with the value (a cast, an elementwise op)
+            text = "[" + ", ".join(source.valid) + "]"
         if text is None or not source.shape:
             return None
         try:

@@ -65,7 +65,10 @@ def result_val(spec: Op, vals: list[Val], pos: list, kw: dict,
     kind = {"tile": TILE, "tensor": TENSOR}.get(spec.result, like.kind)
     if kind == SCALAR or kind == UNKNOWN:
         return Val(kind)
-    return Val(kind, _shape(spec, vals, pos, kw, like), _dtype(spec, vals, pos, kw, like, scalar_dtype, kind))
+    shape = _shape(spec, vals, pos, kw, like)
+    # elementwise from `like`: its valid region goes with it (a reduction or reshape makes a new one)
+    valid = like.valid if not spec.shape and shape == like.shape else None
+    return Val(kind, shape, _dtype(spec, vals, pos, kw, like, scalar_dtype, kind), valid=valid)
 
 
 def _shape(spec: Op, vals, pos, kw, like: Val):
