@@ -158,7 +158,7 @@ def index(ctx: Ctx) -> None:
     diagonal = ctx.one_of(["0", "1", "-1", "COLS // 2"])
     upper = ctx.one_of(["", ", upper=True"])
     dtype = ctx.one_of(["FP32", "INT32"])
-    ctx.add(f"{g} = {ctx.one_of(['pl.tri', 'pl.tile.tri'])}({diagonal}, [TILE, COLS], dtype=pl.{dtype}{upper})")
+    ctx.add(f"{g} = pl.tile.tri({diagonal}, [TILE, COLS], dtype=pl.{dtype}{upper})")
     mask = g if dtype == "FP32" else f"pl.cast({g}, target_type=pl.FP32)"
     ctx.add(f"{ctx.v} = pl.mul({ctx.a}, {mask})")
 

@@ -48,7 +48,7 @@ def create(ctx: Ctx) -> None:
     form = ctx.one_of(["full", "assemble"])
     if form == "full":
         dtype, value = ctx.one_of([("FP32", "0.25"), ("FP16", "1.5"), ("INT32", "3")])
-        ctx.add(f"{t} = {ctx.one_of(['pl.full', 'pl.tensor.full'])}([TILE, COLS], dtype=pl.{dtype}, value={value})")
+        ctx.add(f"{t} = pl.tensor.full([TILE, COLS], dtype=pl.{dtype}, value={value})")
         full = t if dtype == "FP32" else f"pl.cast({t}, target_type=pl.FP32)"
         ctx.add(f"{ctx.v} = pl.add({ctx.a}, {full})")
         return
@@ -75,7 +75,7 @@ def concat(ctx: Ctx) -> None:
 @production("mv_tensor_index", eras=("spring",))
 def index(ctx: Ctx) -> None:
     g = ctx.fresh("g")
-    op = ctx.one_of(["pl.arange", "pl.tensor.arange", "pl.tensor.ci"])
+    op = ctx.one_of(["pl.tensor.arange", "pl.tensor.ci"])
     dtype = ctx.one_of(["INT32", "INT16"])
     start, desc = ctx.one_of([("0", ""), ("2", ""), ("COLS", ", descending=True")])
     ctx.add(f"{g} = {op}({start}, [1, COLS], dtype=pl.{dtype}{desc})")
