@@ -100,6 +100,11 @@ def _shape(spec: Op, vals, pos, kw, like: Val):
         if isinstance(keep, cst.Name) and keep.value == "True":
             return tuple("1" if j == axis else s for j, s in enumerate(shape))
         return tuple(s for j, s in enumerate(shape) if j != axis)
+    if rule == "concat":  # side by side: the rows of the first, the columns of both
+        other = vals[1].shape if len(vals) > 1 else None
+        if other is not None and len(shape) == len(other) == 2:
+            return (shape[0], f"{shape[1]} + {other[1]}")
+        return None
     if rule == "matmul":
         operands = [v for p, v in zip(spec.params, vals) if spec.roles.get(p) in OPERAND_ROLES]
         lhs, rhs = (operands + [UNKNOWN_VAL] * 2)[:2]

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from functools import lru_cache
+
 import libcst as cst
 
 from ...model.extents import assignments, runtime_names
 from ...model.kernels import module_alias, parameter_value
 from ...model.constants import builder_constants, evaluate, module_constants
-from ...model.results import promote
+from ...model.results import promote, result_val
 from ...model.values import SCALAR, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, Val
 from ...syntax.memo import cached
 from ...syntax.nodes import attr_name, code, codes, statements
@@ -358,7 +360,26 @@ def _call(call: cst.Call, env, info: Module) -> Val:
             if second.kind == TENSOR and second.dtype is not None and second.dtype != base.dtype:
                 return base.but(dtype=promote(base.dtype, second.dtype))
         return base
-    return UNKNOWN_VAL
+    return _tabled(op, call, env, info) if base.kind in (TENSOR, TILE) else UNKNOWN_VAL
+
+
+@lru_cache(maxsize=1)
+def _target_api():
+    from ...rulebook.loading import load_api
+
+    return load_api(None, "2026-08")
+
+
+def _tabled(op: str, call: cst.Call, env, info: Module) -> Val:
+    """An op this walk has no case for: its result as the 2026-08 table types it (`shape = "swap"`
+    of a transpose, `param:shape` of a re-view), from its operands' types."""
+    spec = _target_api().ops.get(op)
+    if spec is None or spec.kind == "removed" or not spec.result:
+        return UNKNOWN_VAL
+    pos = [a.value for a in call.args if a.keyword is None]
+    kw = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    got = result_val(spec, [_type(p, env, info) for p in pos], pos, kw)
+    return got.but(layout=None) if got.kind in (TENSOR, TILE) else UNKNOWN_VAL
 
 
 def self_text(node) -> str:
