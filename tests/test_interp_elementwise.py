@@ -149,3 +149,41 @@ def test_prelu_and_a_float_scalar_widening_a_half_tile():
     slope = np.asarray([[0.5, 0.25]], dtype=np.float32)
     np.testing.assert_allclose(pl.prelu(tile(m, x), tile(m, slope), tile(m, x)).data, [[-1.0, 3.0]])
     assert pl.tile.maxs(tile(m, x.astype(np.float16), np.float16), 0.5).dtype.name == "FP32"
+
+
+FEB_SCALAR = '''import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function
+    def main(self, x: pl.Tensor[[16, 32], pl.FP32], out: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> pl.Tensor[[16, 32], pl.FP32]:
+        with pl.auto_incore():
+            for b in pl.parallel(0, 16, 8, chunk=1):
+                v0 = pl.view(x, [8, 32], [b, 0])
+                v1 = pl.div_scalar(v0, 0.5)
+                v2 = pl.tensor.add_scalar(v1, 0.5)
+                out = pl.assemble(out, v2, [b, 0])
+        return out
+'''
+
+
+def test_the_table_names_the_tile_form_of_the_scalar_tensor_ops():
+    api = load_api(None, "2026-03")
+    assert api.ops["add_scalar"].tile_form == "tile.adds"
+    assert api.ops["tensor.div_scalar"].tile_form == "tile.divs"  # carried to the namespaced entry
+
+
+@pytest.mark.parametrize("target", ["2026-03", "2026-08"])
+def test_a_scalar_tensor_op_on_a_loaded_view_becomes_its_tile_form(target):
+    from codemods.interp.execute import Settings
+    from codemods.interp.verify import EQUIVALENT, verify
+    from codemods.rulebook.loading import load_rules
+    from codemods.run.runner import Job, migrate_text
+
+    job = Job(tuple(r.id for r in load_rules(None, target)), target=target)
+    out = migrate_text(FEB_SCALAR, job).output
+    assert "v1 = pl.tile.divs(v0, 0.5)" in out and "v2 = pl.tile.adds(v1, 0.5)" in out
+    assert "review" not in out
+    verdict = verify(("original.py", FEB_SCALAR), ("migrated.py", out), Settings(seed=0), load_api(None, "2026-03"), target)
+    assert verdict.code == EQUIVALENT, verdict.message
