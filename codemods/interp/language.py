@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from . import dtypes as D
-from . import more_ops, movement_ops, stores
+from . import elementwise_ops, more_ops, movement_ops, stores
 from . import versions
 from .ops import Machine
 from .values import KernelError, Tile, kind
@@ -178,6 +178,7 @@ def build(machine: Machine) -> types.ModuleType:
     if not m.strict:  # the old name of pl.tile, gone before the target version
         pl.block = pl.tile
     versions.install(pl, m)
+    elementwise_ops.install(pl, m)
     return pl
 
 

@@ -11,6 +11,7 @@ instead of guessing.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from functools import lru_cache
 
@@ -21,6 +22,7 @@ from ...model.kernels import module_alias, parameter_value
 from ...model.constants import builder_constants, evaluate, module_constants
 from ...model.results import promote, result_val
 from ...model.values import SCALAR, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, Val
+from ...rulebook.loading import load_api
 from ...syntax.memo import cached
 from ...syntax.nodes import attr_name, code, codes, statements
 from ...syntax.traversal import own_and_nested
@@ -345,7 +347,7 @@ def _call(call: cst.Call, env, info: Module) -> Val:
         return scalar("INDEX")
     if name in ("cmp", "cmps"):
         return base  # c39: typed like its operand
-    if name in ELEMENTWISE and base.kind in (TENSOR, TILE):
+    if (name in ELEMENTWISE or typed_like_operand(op)) and base.kind in (TENSOR, TILE):
         other = _arg(call, 1, "rhs")
         if name in SCALAR_PROMOTING and base.kind == TENSOR and other is not None and (
                 isinstance(other, cst.Float) or isinstance(evaluate(code(other), info.constants), float)):
@@ -380,6 +382,19 @@ def _tabled(op: str, call: cst.Call, env, info: Module) -> Val:
     kw = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
     got = result_val(spec, [_type(p, env, info) for p in pos], pos, kw)
     return got.but(layout=None) if got.kind in (TENSOR, TILE) else UNKNOWN_VAL
+
+
+@lru_cache(maxsize=None)
+def typed_like_operand(op: str) -> bool:
+    """Whether the API tables type `op`'s result as its first operand (no `like`, `shape` or
+    dtype rule but the scalar's promotion): the code read here is 2026-03's, or 2026-08's on a
+    second run (lrelu, prelu, expands, fmod, the bitwise ops, cos, ...)."""
+    for step in ("2026-03", "2026-08"):
+        spec = load_api(None, step).ops.get(op)
+        if spec is not None and spec.kind != "removed":
+            return (spec.result in ("same", "tile", "tensor") and not spec.like and not spec.shape
+                    and spec.dtype in ("", "promote") and bool(spec.params))
+    return False
 
 
 def self_text(node) -> str:
