@@ -27,6 +27,7 @@ from kernelgen.gen import ERAS, kernels  # noqa: E402
 @pytest.mark.parametrize("era", ERAS)
 def test_generated_kernels_are_whole_programs_of_table_ops(era):
     ops = table_ops()
+    head = tool.api("2026-08")
 
     @settings(max_examples=15, deadline=None, derandomize=True, database=None,
               suppress_health_check=list(HealthCheck))
@@ -35,8 +36,11 @@ def test_generated_kernels_are_whole_programs_of_table_ops(era):
         tree = ast.parse(kernel.text)
         assert any(isinstance(n, (ast.ClassDef, ast.FunctionDef)) for n in tree.body)
         used = kernel.ops()
-        assert used and used <= ops | {"parallel", "range", "auto_incore", "incore", "function", "program",
-                                        "yield_", "at"}, used - ops
+        # 2026-08 code writes the dispatching names head lists without a typing record of their
+        # own (`pl.sin`, `pl.col_sum`: the table types `tile.sin` and `tensor.sin`)
+        listed = {op for op in used if era == "aug" and head.exists(op)}
+        assert used and used <= ops | listed | {"parallel", "range", "auto_incore", "incore", "function", "program",
+                                                "yield_"}, used - ops
 
     check()
 
