@@ -99,13 +99,30 @@ def first_step(text: str, tables: list[ApiTable]) -> int:
     for i, table in enumerate(tables[:-1]):
         if any(table.lists_removed(key) for key in found):
             return i
-        if any(not table.exists(key) and key not in table.ops and _known(later, key)
-               for key in found for later in tables[i + 1:]):
+        if _later_names(found, table, tables[i + 1:]):
             continue
         if _past(text, table, tables[-1]):
             continue
         return i
     return len(tables) - 1
+
+
+def _later_names(found: set[str], table: ApiTable, later: list[ApiTable]) -> bool:
+    """Does the text use a name the table's version lacks and a later table has or lists as removed?"""
+    return any(not table.exists(key) and key not in table.ops and _known(t, key) for key in found for t in later)
+
+
+def written_after(text: str, names: list[str], end: int, rules_dir=None) -> bool:
+    """Was the text written for a pypto later than the step `names[end - 1]`? Said by names alone
+    (`pl.at`, `@pl.jit`, `pl.tile.sin`) and never where it uses a name that step lists as removed:
+    the weighing of rejections (`_past`) chooses between steps on the way to a target, and code
+    it would call later but that names nothing newer is what a user of the older pypto writes."""
+    if end >= len(names):
+        return False
+    tables = [load_api(rules_dir, name) for name in names]
+    found = _names(forms(text, tables[0].module))
+    target = tables[end - 1]
+    return not any(target.lists_removed(key) for key in found) and _later_names(found, target, tables[end:])
 
 
 def _past(text: str, table: ApiTable, target: ApiTable) -> bool:
@@ -186,6 +203,11 @@ def steps_for(text: str, rules: tuple[Rule, ...], target: str, start: str = "", 
     names = list(all_steps(rules_dir))
     end = names.index(target) + 1
     tables = [load_api(rules_dir, name) for name in names[:end]]
+    if not start and written_after(text, names, end, rules_dir):
+        # Code of a later pypto is never moved back: no rule rewrites it, and the target's own
+        # checks (PTO020) say which names the target lacks and which target the code is for.
+        checks = tuple(r for r in rules if r.at_target and r.step in names[:end])
+        return [Step(target, checks, tables[-1])]
     if start:
         first = min(names.index(start), end - 1)
     else:

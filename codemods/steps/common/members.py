@@ -9,7 +9,7 @@ from ...rulebook.loading import ApiTable, Rule, RuleFileError
 from ...model.aliases import scope_of
 from ...model.kernels import module_alias
 from ...syntax.nodes import code
-from ...syntax.traversal import imports
+from ...syntax.traversal import imports, walk
 from ..registry import kind
 
 
@@ -113,10 +113,34 @@ class UnknownMember:
             raise RuleFileError(f"{rule.path}: params.default is the message for a name without advice")
 
     def interest(self, ctx):
-        return [node for node, op in ctx.ops.items() if type(node) is cst.Call and self._unknown(op)]
+        return [*(node for node, op in ctx.ops.items() if type(node) is cst.Call and self._unknown(op)),
+                *self._newer_decorators(ctx)]
 
     def _unknown(self, op: str | None) -> bool:
         return op is not None and not self.api.exists(op) and op not in self.api.ops
+
+    def _newer_decorators(self, ctx) -> list[cst.Decorator]:
+        """`@pl.jit` and `@pl.jit.incore`: a decorator names a member without calling it, and
+        code of a later pypto may have no other name the target lacks (a `@pl.jit` function of
+        loads, adds and stores)."""
+        found = []
+        for node in walk(ctx.module):
+            if type(node) is cst.FunctionDef:
+                for decorator in node.decorators:
+                    op = ctx.ops.get(decorator.decorator)
+                    if type(decorator.decorator) is cst.Attribute and self._unknown(op) \
+                            and _newer_table(self.api, op.partition(".")[0]) is not None:
+                        found.append(decorator)
+        return found
+
+    def leave_Decorator(self, original, updated, ctx):
+        op = ctx.ops.get(original.decorator)
+        if type(original.decorator) is not cst.Attribute or not self._unknown(op):
+            return None
+        newer = _newer_table(self.api, op.partition(".")[0])
+        if newer is not None:
+            ctx.flag(self.rule, original, self._newer(f"@pl.{op}", newer))
+        return None
 
     def leave_Call(self, original, updated, ctx):
         op = ctx.ops.get(original)
@@ -124,12 +148,15 @@ class UnknownMember:
             return None
         newer = _newer_table(self.api, op)
         if newer is not None:  # code written for a later pypto than the pinned target: no hand rewrite
-            message = (f"pl.{op} is newer than the target pypto {self.api.version} (pypto {newer.version} has it): "
-                       f"this code was written for a later pypto; run with --target {newer.step}, or without --target")
+            message = self._newer(f"pl.{op}", newer)
         else:
             message = self.advice.get(op, self.default).format(op=op, version=self.api.version)
         ctx.flag(self.rule, original, message)
         return None
+
+    def _newer(self, name: str, newer: ApiTable) -> str:
+        return (f"{name} is newer than the target pypto {self.api.version} (pypto {newer.version} has it): "
+                f"this code was written for a later pypto; run with --target {newer.step}, or without --target")
 
 
 def _newer_table(api: ApiTable, op: str) -> ApiTable | None:
