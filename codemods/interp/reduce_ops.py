@@ -207,7 +207,7 @@ def install(pl, m: Machine) -> None:
             if name == "row_expand":
                 fn = _checked_row_expand(m, fn)
             setattr(ns, name, _forced(m, kind, fn))
-    if m.strict and not m.head:  # c39's tile.max/min: the axis reductions of pl.max/pl.min
+    if not m.head:  # c39's tile.max/min: the axis reductions of pl.max/pl.min
         pl.tile.max, pl.tile.min = pl.max, pl.min
 
 
