@@ -39,7 +39,8 @@ def aug_row_reduction(ctx: Ctx) -> None:
     t, r = ctx.scratch(), ctx.fresh("r")
     ctx.add(f"{r} = {ctx.one_of(NS)}{op}({src}, {t})")
     vec = _to_f32(ctx, r, op)
-    how = ctx.one_of(["row_expand_add", "row_expand_sub", "row_expand_max", "row_expand_min", "row_expand"])
+    hows = ["row_expand_add", "row_expand_sub", "row_expand_max", "row_expand_min", "row_expand"]
+    how = ctx.one_of(hows + (["row_expand_mul", "row_expand_div"] if op == "row_prod" else []))  # near 1
     ctx.add(f"{ctx.v} = {ctx.one_of(NS)}{how}({ctx.a}, {vec})")
 
 
@@ -52,7 +53,8 @@ def aug_col_reduction(ctx: Ctx) -> None:
     r = ctx.fresh("r")
     ctx.add(f"{r} = {ctx.one_of(NS)}{op}({src}{tmp})")
     vec = _to_f32(ctx, r, op)
-    how = ctx.one_of(["col_expand_add", "col_expand_sub", "col_expand_max", "col_expand_min", "col_expand"])
+    hows = ["col_expand_add", "col_expand_sub", "col_expand_max", "col_expand_min", "col_expand"]
+    how = ctx.one_of(hows + (["col_expand_mul", "col_expand_div"] if op == "col_prod" else []))
     ctx.add(f"{ctx.v} = {ctx.one_of(NS)}{how}({ctx.a}, {vec})")
 
 
