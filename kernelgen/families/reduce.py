@@ -45,12 +45,17 @@ def row_expand_first(ctx: Ctx) -> None:
 
 @production("col_expand_loaded", eras=("mar",))
 def col_expand_loaded(ctx: Ctx) -> None:
-    """col_expand of a [1, COLS] row read from an input (or a column reduction)."""
+    """col_expand (or a division by the row, made positive) of a [1, COLS] row read from an input."""
     g = ctx.fresh("g")
     vec = ctx.input(ctx.fresh("cv"), "COLS", "FP32", rows="1")
     ctx.add(f"{g} = {ctx.read(vec, rows='1', row0='0')}")
     e = ctx.fresh("e")
-    ctx.add(f"{e} = {ctx.one_of(['pl.', 'pl.tile.'])}col_expand({ctx.b}, {g})")
+    how = ctx.one_of(["col_expand", "col_expand_div"])
+    if how == "col_expand_div":
+        h = ctx.fresh("h")
+        ctx.add(f"{h} = {ctx.positive(g)}")
+        g = h
+    ctx.add(f"{e} = {ctx.one_of(['pl.', 'pl.tile.'])}{how}({ctx.b}, {g})")
     ctx.add(f"{ctx.v} = pl.sub({ctx.a}, {e})")
 
 
