@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from . import dtypes as D
-from . import elementwise_ops, more_ops, movement_ops, stores
+from . import elementwise_ops, more_ops, movement_ops, reduce_ops, stores
 from . import versions
 from .ops import Machine
 from .values import KernelError, Tile, kind
@@ -179,6 +179,7 @@ def build(machine: Machine) -> types.ModuleType:
         pl.block = pl.tile
     versions.install(pl, m)
     elementwise_ops.install(pl, m)
+    reduce_ops.install(pl, m)
     return pl
 
 

@@ -81,6 +81,8 @@ def _shape(spec: Op, vals, pos, kw, like: Val):
         return shape
     if rule == "rows":
         return (shape[0], "1") if len(shape) == 2 else None
+    if rule == "cols":
+        return ("1", shape[1]) if len(shape) == 2 else None
     if rule == "swap":
         axes = [_int(argument(spec, p, pos, kw)) for p in spec.params[1:3]]
         if None in axes or len(axes) != 2 or max(axes) >= len(shape):
