@@ -178,6 +178,15 @@ def newer_names(text: str, target: str, own: str | None) -> set[str]:
     there, here = tool.api(target), tool.api(own)
     found = set()
     for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Call) and node.keywords:
+            # a keyword the target's signature lacks and the source's version has (`b_trans=`)
+            name = ast.unparse(node.func)
+            op = name[3:] if name.startswith("pl.") else ""
+            old, new = there.ops.get(op), here.ops.get(op)
+            for kw in node.keywords:
+                if old is not None and old.params and new is not None and kw.arg \
+                        and kw.arg not in old.params and kw.arg in new.params:
+                    found.add(f"{op}({kw.arg}=)")
         parts = []
         while isinstance(node, ast.Attribute):
             parts.append(node.attr)
