@@ -44,7 +44,45 @@ class Shard:
     exclude: tuple[str, ...] = ()  # idioms left out (to see what failures they hide)
 
 
-def _hypothesis_run(shard: Shard, on_kernel, shrink: bool):
+# Op-directed selection (NNSmith steers its generator toward operators not yet covered): of the
+# kernels hypothesis draws, a shard judges every one that writes a table op it has not judged
+# yet, and one in SELECT_STRIDE of the others, until it has judged its n. Drawing a kernel
+# takes milliseconds and judging one up to a second, so the rare ops of long op lists are
+# reached within N without any production knowing of coverage. The judged kernels are still
+# hypothesis's, in its order: a replay of the shard (shrinking) draws the same sequence.
+SELECT_STRIDE = 8
+CANDIDATES = 25  # kernels drawn per kernel judged, at most
+
+
+class _Enough(Exception):
+    pass
+
+
+def _selected(shard: Shard, judge, table: set[str]):
+    seen: set[str] = set()
+    drawn, judged = [0], [0]
+
+    def on_kernel(kernel: Kernel) -> None:
+        if judged[0] >= shard.n:
+            raise _Enough
+        drawn[0] += 1
+        ops = kernel.ops() & table
+        if not ops - seen and drawn[0] % SELECT_STRIDE:
+            return
+        judged[0] += 1
+        seen.update(ops)
+        judge(kernel)
+
+    try:
+        _hypothesis_run(shard, on_kernel, shrink=False, examples=shard.n * CANDIDATES)
+    except _Enough:
+        pass
+    except Exception as exc:  # noqa: BLE001 - hypothesis's wrapper of _Enough (a failing example)
+        if not isinstance(getattr(exc, "__cause__", None), _Enough) and "_Enough" not in repr(exc):
+            raise
+
+
+def _hypothesis_run(shard: Shard, on_kernel, shrink: bool, examples: int | None = None):
     from hypothesis import HealthCheck, Phase, given, seed, settings
 
     from .gen import kernels
@@ -56,7 +94,7 @@ def _hypothesis_run(shard: Shard, on_kernel, shrink: bool):
         strategy = strategy.filter(lambda k: not any(i.startswith(shard.exclude) for i in k.idioms))
 
     @seed(shard.seed)
-    @settings(max_examples=shard.n, database=None, phases=phases, deadline=None,
+    @settings(max_examples=examples or shard.n, database=None, phases=phases, deadline=None,
               suppress_health_check=list(HealthCheck), report_multiple_bugs=False)
     @given(strategy)
     def run(kernel: Kernel) -> None:
@@ -82,7 +120,7 @@ def run_shard(shard: Shard) -> dict:
                     examples[v.key()] = {"text": kernel.text, "detail": v.detail, "migrated": v.migrated,
                                          "era": v.era, "target": v.target, "category": v.category}
 
-        _hypothesis_run(shard, on_kernel, shrink=False)
+        _selected(shard, on_kernel, table_ops())
     finally:
         compilers.close()
     return {"shard": shard.__dict__, "records": records, "examples": examples, "ops": dict(ops)}
@@ -116,7 +154,7 @@ def shrink(shard: Shard, key: str, seconds: float, text: str = "") -> Kernel | N
             raise _Found(key)
 
     try:
-        _hypothesis_run(shard, on_kernel, shrink=True)
+        _hypothesis_run(shard, on_kernel, shrink=True, examples=shard.n * CANDIDATES)
     except Exception:  # noqa: BLE001 - _Found, or hypothesis's report of it (flaky, grouped)
         pass
     finally:

@@ -38,6 +38,9 @@ WIDE = (256, 2048, 16384)  # [TILE, WIDE] FP32: 4-16 KB, 32-128 KB, 256-1024 KB 
 CAST_THROUGH = ("BF16", "FP16", "INT32", "INT8", "FP32")
 VEC = "pl.MemorySpace.Vec"
 MAT = "pl.MemorySpace.Mat"
+# Statements drawn per body: enough that a thousand kernels reach every op of the tables (an
+# op family draws one op of its list per step), few enough that verify runs in milliseconds.
+STEPS_MIN, STEPS_MAX = 2, 10
 
 
 @dataclass
@@ -113,7 +116,7 @@ def feb_kernel(draw) -> Kernel:
     families = _families("feb")
     inputs: dict = {}
     verify_inputs: dict = {}
-    steps = draw(st.integers(1, 6))
+    steps = draw(st.integers(STEPS_MIN, STEPS_MAX))
     for _ in range(steps):
         kind = draw(st.sampled_from(_kinds(["binary", "scalar", "unary", "rowred", "colexp", "matmul", "cast", "read",
                                      "pieces", "window", "carried", "branch", "rebind", "masked", "reshape",
@@ -325,7 +328,7 @@ def mar_kernel(draw) -> Kernel:
     families = _families("mar")
     inputs: dict = {}
     verify_inputs: dict = {}
-    steps = draw(st.integers(1, 6))
+    steps = draw(st.integers(STEPS_MIN, STEPS_MAX))
     for _ in range(steps):
         kind = draw(st.sampled_from(_kinds(["binary", "scalar", "unary", "rowred", "colexp", "matmul", "cast", "carried",
                                      "branch", "tilens", "rebind", "reshape", "full", "tileread", "namespaced",
@@ -521,7 +524,7 @@ def spring_kernel(draw) -> Kernel:
     families = _families("spring")
     inputs: dict = {}
     verify_inputs: dict = {}
-    steps = draw(st.integers(1, 6))
+    steps = draw(st.integers(STEPS_MIN, STEPS_MAX))
     for _ in range(steps):
         kind = draw(st.sampled_from(_kinds(["binary", "scalar", "unary", "rowred", "colexp", "matmul", "cast", "branch",
                                      "scalarread", "tilecode", "cube"], families)))
@@ -686,7 +689,7 @@ def aug_kernel(draw) -> Kernel:
     inputs: dict = {}
     verify_inputs: dict = {}
     uses_wt = [False]
-    steps = draw(st.integers(1, 6))
+    steps = draw(st.integers(STEPS_MIN, STEPS_MAX))
     for _ in range(steps):
         kind = draw(st.sampled_from(_kinds(["binary", "scalar", "scalarns", "unary", "rowred", "colred", "colexp",
                                             "matmul", "cast", "carried", "rebound", "branch", "full", "read",

@@ -103,6 +103,7 @@ def _walk(body, env: dict[str, Val], func, ftype: str, info: Module, parents: tu
             inner = dict(env)
             for n in names:
                 inner[n] = scalar("INDEX") if kind in LOOPS and len(names) == 1 else UNKNOWN_VAL
+            inner.update(_carried(statement, kind, env, info))
             _walk(statements(statement), inner, func, ftype, info, inside)
             _merge(env, inner)
         elif isinstance(statement, (cst.If, cst.While, cst.With)):
@@ -117,6 +118,24 @@ def _walk(body, env: dict[str, Val], func, ftype: str, info: Module, parents: tu
                 orelse = getattr(orelse, "orelse", None) if isinstance(orelse, cst.If) else None
         elif isinstance(statement, cst.FunctionDef):
             continue
+
+
+def _carried(loop: cst.For, kind: str | None, env: dict, info: Module) -> dict[str, Val]:
+    """`for i, (a, b) in pl.range(..., init_values=(x, y))`: the index, and each carried name
+    typed as its initial value (the compiler requires the yield to keep that type)."""
+    init = next((a.value for a in loop.iter.args if a.keyword is not None and a.keyword.value == "init_values"),
+                None) if isinstance(loop.iter, cst.Call) else None
+    target = loop.target
+    if kind not in LOOPS or not isinstance(init, (cst.Tuple, cst.List)) or not isinstance(target, cst.Tuple) \
+            or len(target.elements) != 2 or not isinstance(target.elements[0].value, cst.Name):
+        return {}
+    carried = target.elements[1].value
+    names = [e.value for e in carried.elements] if isinstance(carried, (cst.Tuple, cst.List)) else [carried]
+    values = [e.value for e in init.elements]
+    out = {target.elements[0].value.value: scalar("INDEX")}
+    if len(names) == len(values):
+        out.update({n.value: _type(v, env, info) for n, v in zip(names, values) if isinstance(n, cst.Name)})
+    return out
 
 
 def _merge(env: dict, inner: dict) -> None:
@@ -141,6 +160,14 @@ def _targets(node) -> list[str]:
 
 def _bind(small, env: dict, info: Module) -> None:
     if isinstance(small, cst.Assign):
+        if isinstance(small.value, cst.Call) and (info.op(small.value) or "").endswith("yield_"):
+            # `a_out, b_out = pl.yield_(a, b)`: each name the type of what it hands on
+            given = [_type(a.value, env, info) for a in small.value.args if a.keyword is None]
+            for t in small.targets:
+                names = _targets(t.target)
+                for n, val in zip(names, given if len(given) == len(names) else [UNKNOWN_VAL] * len(names)):
+                    env[n] = val
+            return
         val = _type(small.value, env, info)
         for t in small.targets:
             names = _targets(t.target)
