@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from . import dtypes as D
-from . import more_ops, stores
+from . import coverage_ops, more_ops, stores
 from . import versions
 from .ops import Machine
 from .values import KernelError, Tile, kind
@@ -177,6 +177,7 @@ def build(machine: Machine) -> types.ModuleType:
     if not m.strict:  # the old name of pl.tile, gone before the target version
         pl.block = pl.tile
     versions.install(pl, m)
+    coverage_ops.install(pl, m)
     return pl
 
 

@@ -142,7 +142,8 @@ def _verify_at(original, migrated, settings: Settings, api: ApiTable, target: st
         across = goal.profile != STRICT
         beat.stage = f"running the original {original[0]} (old profile)"
         try:
-            first = _run(original, OLD, settings, api, seed=2 * settings.seed + 1, parameters=across)
+            first = _run(original, OLD, settings, api, seed=2 * settings.seed + 1, parameters=across,
+                         predates=_predates(original[1], api))
         except _Failed as failed:
             verdict = _failure(failed)
             if isinstance(failed.__cause__, CannotLoad):
@@ -212,10 +213,17 @@ def _target_api(api: ApiTable, target: str | None) -> ApiTable:
     return api if target == api.step else load_api(None, target)
 
 
+def _predates(text: str, api: ApiTable) -> bool:
+    """Does old code call a `pl.` name the oldest step's table lists removed (`pl.view`)? Then it
+    was written for the pypto before that step, whose meaning differs (see `Machine.predates`)."""
+    return any(isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "pl"
+               and api.lists_removed(n.attr) for n in ast.walk(ast.parse(text)))
+
+
 def _run(source: tuple[str, str], profile: str, settings: Settings, api: ApiTable, seed: int, inputs=None,
-         parameters: bool = False):
+         parameters: bool = False, predates: bool = False):
     path, text = source
-    machine = Machine(profile, api, seed, settings.poison)
+    machine = Machine(profile, api, seed, settings.poison, predates)
     try:
         program = execute.load(path, text, settings, machine)
         if inputs is None:
