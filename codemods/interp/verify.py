@@ -142,8 +142,7 @@ def _verify_at(original, migrated, settings: Settings, api: ApiTable, target: st
         across = goal.profile != STRICT
         beat.stage = f"running the original {original[0]} (old profile)"
         try:
-            first = _run(original, OLD, settings, api, seed=2 * settings.seed + 1, parameters=across,
-                         predates=_predates(original[1], api))
+            first = _run(original, OLD, settings, api, seed=2 * settings.seed + 1, parameters=across)
         except _Failed as failed:
             verdict = _failure(failed)
             if isinstance(failed.__cause__, CannotLoad):
@@ -221,9 +220,9 @@ def _predates(text: str, api: ApiTable) -> bool:
 
 
 def _run(source: tuple[str, str], profile: str, settings: Settings, api: ApiTable, seed: int, inputs=None,
-         parameters: bool = False, predates: bool = False):
+         parameters: bool = False):
     path, text = source
-    machine = Machine(profile, api, seed, settings.poison, predates)
+    machine = Machine(profile, api, seed, settings.poison, profile == OLD and _predates(text, api))
     try:
         program = execute.load(path, text, settings, machine)
         if inputs is None:
