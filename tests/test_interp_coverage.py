@@ -170,3 +170,57 @@ class _nothing:
 
     def __exit__(self, *exc):
         return False
+
+
+def test_a_window_past_the_end_reads_only_its_valid_region():
+    """May's hc_pre: a 24-row weight sliced as 32 rows with valid_shape [24, K], and a load of
+    [16, 8] at column 12 of 16 columns with valid_shapes [16, 4]."""
+    m, pl = machine(OLD)
+    w = tensor(RNG.uniform(-1, 1, (24, 16)), FP32)
+    view = pl.slice(w, [32, 16], [0, 0], valid_shape=[24, 16])
+    assert view.shape == (32, 16) and view.valid == (24, 16)
+    assert np.array_equal(view.data[:24], w.data)
+    loaded = pl.load(w, [0, 12], [16, 8], valid_shapes=[16, 4])
+    assert loaded.valid == (16, 4) and np.array_equal(loaded.data[:, :4], w.data[:16, 12:])
+    with pytest.raises(KernelError, match="out of bounds"):
+        pl.slice(w, [32, 16], [0, 0], valid_shape=[28, 16])  # the valid region itself passes the end
+    with pytest.raises(KernelError, match="out of bounds"):
+        pl.slice(w, [32, 16], [0, 0])  # no valid region: no padding either
+
+
+def test_a_store_writes_the_tiles_valid_region():
+    m, pl = machine(OLD)
+    out = tensor(np.zeros((16, 4)), FP32)
+    t = Tile(D.cast(RNG.uniform(-1, 1, (16, 8)), FP32), "Vec", m.kernel, (16, 4))
+    pl.store(t, [0, 0], out)
+    assert out.written.all() and np.array_equal(out.data, t.data[:, :4])
+
+
+def test_set_validshape_and_fillpad_mask_the_rest():
+    m, pl = machine(OLD)
+    t = tile(m, RNG.uniform(-1, 1, (16, 8)), FP32)
+    padded = pl.fillpad(pl.set_validshape(t, 16, 4), pad_value=pl.PadValue.zero)
+    assert np.array_equal(padded.data[:, :4], t.data[:, :4]) and not padded.data[:, 4:].any()
+
+
+def test_rsqrt_takes_high_precision_from_2026_05_on():
+    m, pl = machine(OLD)
+    x = tensor([[4.0, 16.0]], FP32)
+    assert pl.rsqrt(x, high_precision=True).data.tolist() == [[0.5, 0.25]]
+    _, c39 = machine(STRICT)
+    with pytest.raises(TypeError):
+        c39.rsqrt(x, high_precision=True)
+
+
+def test_a_rank_3_matmul_is_batched_over_its_leading_axis():
+    m, pl = machine(OLD)
+    x, w = RNG.integers(-3, 3, (1, 8, 16)), RNG.integers(-3, 3, (1, 4, 16))
+    out = pl.matmul(tensor(x, INT8), tensor(w, INT8), b_trans=True, out_dtype=INT32)
+    assert out.shape == (1, 8, 4) and np.array_equal(out.data[0], x[0] @ w[0].T)
+
+
+def test_operands_that_do_not_broadcast_are_refused_with_the_compilers_words():
+    """Kimi's `pl.mul` of [BATCH_TILE, K] by [K, 1], refused by its own day's compiler (2026-05-26)."""
+    m, pl = machine(OLD)
+    with pytest.raises(KernelError, match=r"tensor.mul requires compatible shapes, but got \[4, 256\] and \[256, 1\]"):
+        pl.mul(tensor(np.ones((4, 256)), FP32), tensor(np.ones((256, 1)), FP32))

@@ -1,5 +1,5 @@
 """Ops of the May 2026 library the interpreter needed to run it: `col_expand`, `arange` (`ci`),
-the cast round modes, and the `pl.spmd` scope.
+the cast round modes, `rsqrt(high_precision=)`, `set_validshape` and the `pl.spmd` scope.
 
 Semantics from the docstrings of the 2026-05-26 and e2d0f78ae compilers (`pypto.language.op`)
 and the round-mode table of e2d0f78ae's docs (dev/passes/12-lower_composite_ops.md).
@@ -71,6 +71,16 @@ def arange(m, forced: str | None, start, shape, dtype=None, descending=False):
     return Tensor(data, np.zeros(data.shape, dtype=bool), "arange", None, m.kernel if m.strict and not m.head else None)
 
 
+def set_validshape(m, x, valid_rows, valid_cols):
+    """The same elements, now valid in [valid_rows, valid_cols] only (metadata, no data moves)."""
+    if len(x.shape) != 2:
+        raise KernelError(f"pl.set_validshape of a rank-{len(x.shape)} value (it must be 2D)")
+    valid = (int(valid_rows), int(valid_cols))
+    if isinstance(x, Tile):
+        return Tile(x.data, x.space, x.kernel, valid, x.name)
+    return Tensor(x.data, x.written, x.name, valid, x.kernel)
+
+
 class Spmd:
     """`pl.spmd(n)`: `for i in pl.spmd(n)` runs its body once per block, each its own kernel
     (the body is outlined into an InCore function); `with pl.spmd(n):` holds one call of an
@@ -102,7 +112,13 @@ class Spmd:
 def install(pl, m) -> None:
     pl.col_expand = pl.tile.col_expand = pl.tensor.col_expand = lambda target, col_vec: col_expand(m, target, col_vec)
     if m.strict and not m.head:
-        return  # c39 has neither arange nor spmd
+        return  # c39 has neither arange nor spmd, nor rsqrt's high_precision
+    pl.set_validshape = pl.tile.set_validshape = pl.tensor.set_validshape = (
+        lambda x, valid_rows, valid_cols: set_validshape(m, x, valid_rows, valid_cols))
+    for ns in (pl, pl.tensor, pl.tile):
+        if hasattr(ns, "rsqrt"):
+            # the compiler's more exact rsqrt sequence; the interpreter's is exact in FP32 either way
+            ns.rsqrt = (lambda rsqrt: lambda x, high_precision=False: rsqrt(x))(ns.rsqrt)
     for ns, forced in ((pl, None), (pl.tile, "Tile"), (pl.tensor, "Tensor")):
         ns.arange = ns.ci = (lambda f: lambda start, shape, dtype=None, descending=False:
                              arange(m, f, start, shape, dtype, descending))(forced)

@@ -144,6 +144,12 @@ class Machine(MemoryOps):
         family = self._dispatch(op, [lhs, rhs])
         self._enter_op(op, family, [lhs, rhs])
         a, b = array_of(lhs), array_of(rhs)
+        if isinstance(rhs, (Tensor, Tile)):
+            try:
+                np.broadcast_shapes(a.shape, b.shape)
+            except ValueError:  # the compilers' words (2026-05-26, e2d0f78ae)
+                raise KernelError(f"The operator {family}.{op} requires compatible shapes, but got {list(a.shape)} and "
+                                  f"{list(b.shape)}") from None
         dtype = dtype_of(lhs)
         if isinstance(rhs, (Tensor, Tile)) or (family == "tensor" and isinstance(rhs, float)):
             # BF16 with FP32 is FP32, and a tensor op takes a float as an FP32 scalar (measured at
@@ -325,11 +331,16 @@ def _product(lhs, rhs, a_trans: bool, b_trans: bool):
     (OpenBLAS chooses its kernel by CPU) and which a K split changes: an FP32 sum's last bits,
     cast on to BF16, would make two equivalent kernels differ on one machine and not another."""
     a, b = array_of(lhs).astype(np.float64), array_of(rhs).astype(np.float64)
-    a, b = (a.T if a_trans and a.ndim == 2 else a), (b.T if b_trans and b.ndim == 2 else b)
-    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
+    a, b = (np.swapaxes(a, -1, -2) if a_trans and a.ndim >= 2 else a), (np.swapaxes(b, -1, -2) if b_trans and b.ndim >= 2 else b)
+    # rank 3: a batched product over the leading axis (e2d0f78ae types [1, M, K] @ [1, K, N] as [1, M, N])
+    batched = a.ndim in (2, 3) and b.ndim in (2, 3) and 3 in (a.ndim, b.ndim) and (
+        a.ndim == 2 or b.ndim == 2 or a.shape[0] == b.shape[0])
+    if not (a.ndim == b.ndim == 2 or batched) or a.shape[-1] != b.shape[-2]:
         raise KernelError(f"pl.matmul of {list(a.shape)} by {list(b.shape)}")
-    out = a @ b
+    out = np.matmul(a, b)
     lv, rv = valid_of(lhs), valid_of(rhs)
     lv, rv = (lv[::-1] if lv and a_trans else lv), (rv[::-1] if rv and b_trans else rv)
+    if out.ndim != 2 and (lv or rv):
+        raise KernelError("a batched pl.matmul of masked operands (valid_shape) is not modelled by the interpreter")
     valid = (lv[0] if lv else out.shape[0], rv[1] if rv else out.shape[1]) if (lv or rv) else None
     return out, valid
