@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes as D
+from . import sort_ops
 from .values import KernelError, Tensor, Tile, array_of, dtype_of
 
 # tile.cast's modes, by name and by number (unary.cpp's registration order)
@@ -123,3 +124,4 @@ def install(pl, m) -> None:
         ns.arange = ns.ci = (lambda f: lambda start, shape, dtype=None, descending=False:
                              arange(m, f, start, shape, dtype, descending))(forced)
     pl.spmd = lambda core_num, **kw: Spmd(m, core_num, **kw)
+    sort_ops.install(pl, m)
