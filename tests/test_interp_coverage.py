@@ -224,3 +224,31 @@ def test_operands_that_do_not_broadcast_are_refused_with_the_compilers_words():
     m, pl = machine(OLD)
     with pytest.raises(KernelError, match=r"tensor.mul requires compatible shapes, but got \[4, 256\] and \[256, 1\]"):
         pl.mul(tensor(np.ones((4, 256)), FP32), tensor(np.ones((256, 1)), FP32))
+
+
+def test_sort32_mrgsort_and_gather_give_the_top_k_indices():
+    """May's decode_front top-k: sort32 of a row with its indices, merges up to the whole row,
+    then the index bits of the first pairs read back as INT32."""
+    m, pl = machine(OLD)
+    scores = RNG.permutation(128).astype(np.float64).reshape(1, 128) - 64
+    pairs = pl.tensor.sort32(tensor(scores, FP32), pl.tensor.arange(0, [1, 128], dtype=D.DTYPES["UINT32"]))
+    assert pairs.shape == (1, 256)
+    first_block = pairs.data[0, 0:64:2]
+    assert np.array_equal(first_block, np.sort(scores[0, :32])[::-1])  # each block of 32, descending
+    merged = pl.tensor.mrgsort(pairs, block_len=64)  # four runs of 32 pairs: the whole row
+    head = pl.slice(merged, [1, 8], [0, 0])
+    top = pl.tensor.gather(head, mask_pattern=pl.tile.MaskPattern.P1010, output_dtype=INT32)
+    values = pl.tensor.gather(head, mask_pattern=pl.tile.MaskPattern.P0101)
+    assert top.dtype == INT32 and top.data.tolist() == [list(np.argsort(-scores[0])[:4])]
+    assert values.data.tolist() == [sorted(scores[0], reverse=True)[:4]]
+    with pytest.raises(KernelError, match="multiple of 32"):
+        pl.tensor.sort32(tensor(scores[:, :40], FP32), tensor(scores[:, :40], D.DTYPES["UINT32"]))
+
+
+def test_gather_by_index_along_the_last_axis():
+    m, pl = machine(HEAD)
+    x = tensor(np.arange(12).reshape(2, 6), FP32)
+    idx = Tensor(np.array([[5, 0], [1, 1]], np.int32), np.zeros((2, 2), bool), "idx")
+    assert pl.tensor.gather(x, -1, idx).data.tolist() == [[5, 0], [7, 7]]
+    with pytest.raises(KernelError, match="out of bounds"):
+        pl.tensor.gather(x, -1, Tensor(np.array([[6, 0], [0, 0]], np.int32), np.zeros((2, 2), bool), "idx"))
