@@ -252,3 +252,44 @@ def test_gather_by_index_along_the_last_axis():
     assert pl.tensor.gather(x, -1, idx).data.tolist() == [[5, 0], [7, 7]]
     with pytest.raises(KernelError, match="out of bounds"):
         pl.tensor.gather(x, -1, Tensor(np.array([[6, 0], [0, 0]], np.int32), np.zeros((2, 2), bool), "idx"))
+
+
+def test_a_module_this_python_lacks_stands_in_until_it_is_used(tmp_path):
+    """library's golden.py imports torch for its test harness only: its kernel runs without it."""
+    from codemods.interp.execute import load
+
+    text = '''
+import pypto.language as pl
+import torch_that_is_not_here
+
+
+def harness():
+    return torch_that_is_not_here.zeros(4)
+
+
+@pl.program
+class P:
+    @pl.function
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:
+        return x
+'''
+    m = Machine(OLD, load_api(None, "2026-03"), 0)
+    program = load(str(tmp_path / "k.py"), text, Settings(), m)
+    assert set(program.specs) == {"x"}
+    with pytest.raises(Exception, match="torch_that_is_not_here is not installed here"):
+        program.namespace["harness"]()
+    import sys
+    assert "torch_that_is_not_here" not in sys.modules
+
+
+def test_the_old_four_argument_store_writes_a_window_of_its_tile():
+    m, pl = machine(OLD)
+    out = tensor(np.zeros((16, 8)), FP32)
+    t = tile(m, RNG.uniform(-1, 1, (16, 8)), FP32)
+    pl.store(t, [0, 0], [16, 4], out)
+    assert out.written[:, :4].all() and not out.written[:, 4:].any()
+    with pytest.raises(KernelError, match="reaches past the tile"):
+        pl.store(t, [0, 0], [16, 16], tensor(np.zeros((16, 16)), FP32))
+    _, c39 = machine(STRICT)
+    with pytest.raises(KernelError, match="takes 3 positional arguments"):
+        c39.store(t, [0, 0], [16, 4], out)

@@ -16,6 +16,7 @@ import os
 import re
 import shlex
 import sys
+import types
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -93,13 +94,21 @@ def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
     ast.fix_missing_locations(tree)
     namespace = {"__name__": "pypto_migrate_kernel", "__file__": path, ANNOTATED: partial(_annotated, machine),
                  **versions.helpers(machine)}
-    with installed(build(machine)), active(machine), _neighbours(path):
-        try:
-            exec(compile(tree, path, "exec", dont_inherit=True), namespace)  # not our __future__ flags
-        except KernelError:
-            raise
-        except Exception as exc:
-            raise CannotLoad(f"{path}: executing the module failed: {type(exc).__name__}: {exc}") from exc
+    with installed(build(machine)), active(machine), _neighbours(path), _absent_modules() as absent:
+        code = compile(tree, path, "exec", dont_inherit=True)  # not our __future__ flags
+        fresh = dict(namespace)
+        while True:
+            try:
+                exec(code, namespace)
+                break
+            except KernelError:
+                raise
+            except ModuleNotFoundError as exc:
+                if not absent.stand_in(exc.name):
+                    raise CannotLoad(f"{path}: executing the module failed: {type(exc).__name__}: {exc}") from exc
+                namespace = dict(fresh)
+            except Exception as exc:
+                raise CannotLoad(f"{path}: executing the module failed: {type(exc).__name__}: {exc}") from exc
         if builder is not None:
             fn = namespace[builder]
             params = inspect.signature(fn).parameters
@@ -138,6 +147,44 @@ def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
             raise SetupError(f"{path}: parameter {name} has no pl.Tensor or pl.Scalar annotation to make an input from")
         specs[name] = param.annotation
     return Program(entry, specs, machine, namespace)
+
+
+class _Absent(types.ModuleType):
+    """A module this Python lacks (torch, for a kernel file's test harness), imported by the
+    kernel file: any use of it says so, and nothing that does not use it is stopped by it."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise CannotLoad(f"{self.__name__}.{name}: {self.__name__} is not installed here (verify runs the kernel "
+                         "without it; this file uses it where the kernel is built or run)")
+
+
+class _AbsentModules:
+    MOST = 4  # stand-ins for one file, at most
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def stand_in(self, name: str | None) -> bool:
+        """Bind a stand-in for a missing top-level module, once; False where none may stand in."""
+        top = (name or "").split(".")[0]
+        if not top or top == "pypto" or top in self.names or len(self.names) >= self.MOST or "." in (name or ""):
+            return False
+        self.names.append(top)
+        sys.modules[top] = _Absent(top)
+        return True
+
+
+@contextlib.contextmanager
+def _absent_modules():
+    absent = _AbsentModules()
+    try:
+        yield absent
+    finally:
+        for name in absent.names:
+            if isinstance(sys.modules.get(name), _Absent):
+                del sys.modules[name]
 
 
 @contextlib.contextmanager

@@ -117,7 +117,15 @@ class MemoryOps:
             data[pad] = self.uninitialised(data.shape, tensor.dtype)[pad]
         return self._tile(data, space_of(target_memory), valid)
 
-    def store(self, tile, offsets, output_tensor):
+    def store(self, tile, offsets, output_tensor, *old_form):
+        if old_form:  # the old four-argument store(tile, offsets, shapes, output): a window of the tile
+            if self.strict or len(old_form) != 1:
+                raise KernelError(f"store() takes 3 positional arguments but {3 + len(old_form)} were given")
+            shapes, output_tensor = [int(s) for s in output_tensor], old_form[0]
+            if len(shapes) != len(tile.shape) or any(s > n for s, n in zip(shapes, tile.shape)):
+                raise KernelError(f"pl.store of a {shapes} window of a {list(tile.shape)} tile: it reaches past the "
+                                  "tile, whose buffer the interpreter does not model")
+            tile = Tile(tile.data[tuple(slice(0, s) for s in shapes)], tile.space, tile.kernel, tile.valid, tile.name)
         self._dispatch("store", [tile, offsets, output_tensor])
         self._in_kernel("store")
         self._same_kernel("store", [tile])
