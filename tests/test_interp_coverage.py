@@ -48,9 +48,13 @@ def test_a_tensor_matmul_keeps_its_operands_dtype():
     assert pl.matmul(tensor(A, BF16), tensor(B, BF16), out_dtype=FP32).dtype == FP32
 
 
-def test_old_code_before_the_oldest_step_had_the_tile_product():
+def test_old_code_before_the_oldest_step_had_the_tile_product_in_a_kernel():
     m, pl = machine(OLD, predates=True)
     assert pl.matmul(tensor(A, BF16), tensor(B, BF16)).dtype == FP32
+    m.kernel = None  # orchestration: the tensor op there too
+    assert pl.matmul(tensor(A, BF16), tensor(B, BF16)).dtype == BF16
+    with pl.auto_incore():
+        assert pl.matmul(tensor(A, BF16), tensor(B, BF16)).dtype == FP32
 
 
 def test_a_tile_matmul_lands_in_acc_as_fp32_or_int32():

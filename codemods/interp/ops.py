@@ -30,7 +30,8 @@ class Machine(MemoryOps):
     def __init__(self, profile: str, api: ApiTable, seed: int, poison: str = "garbage", predates: bool = False) -> None:
         self.profile, self.api, self.poison = profile, api, poison
         # old code written before the oldest step (it calls what that step's table lists removed,
-        # pl.view): there pl.matmul was the tile op whatever its operands, its product FP32
+        # pl.view): there pl.matmul in a kernel region was the tile op whatever its operands, its
+        # product FP32 (in orchestration it was the tensor op, as the 2026-03 step keeps it)
         self.predates = predates
         self.rng = np.random.default_rng(seed)
         self.kernel: object | None = None  # the kernel instance running now; None in orchestration
@@ -280,7 +281,8 @@ class Machine(MemoryOps):
                         raise KernelError(f"tile.matmul reads its {'left' if want == 'Left' else 'right'} operand from {want}, "
                                           f"but it is in {t.space}: pl.move it there")
         out, valid = _product(lhs, rhs, a_trans, b_trans)
-        dtype = out_dtype or _product_dtype("tile" if self.predates else family, lhs)
+        in_region = self.kernel is not None or self.auto > 0
+        dtype = out_dtype or _product_dtype("tile" if self.predates and in_region else family, lhs)
         return self._result(lhs, D.cast(out, dtype), valid, space="Acc")
 
     def matmul_acc(self, acc, lhs, rhs, a_trans=False, b_trans=False):
