@@ -25,7 +25,7 @@ import numpy as np
 from . import dtypes as D
 from . import versions
 from .language import Spec, build, installed
-from .ops import Machine
+from .ops import OLD, Machine
 from .sources import CannotLoad, NotAKernel, SetupError, SizeError, builders, module_names, override_constants
 from .values import KernelError, Tensor, active, kind
 
@@ -86,6 +86,8 @@ class Program:
 
 def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
     tree = override_constants(ast.parse(text, path), settings.sets, path)
+    if machine.profile == OLD and _predates(tree, machine.api):
+        machine.predates = True
     builder = _builder(tree)
     called = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self"}
     if builder is not None:
@@ -147,6 +149,13 @@ def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
             raise SetupError(f"{path}: parameter {name} has no pl.Tensor or pl.Scalar annotation to make an input from")
         specs[name] = param.annotation
     return Program(entry, specs, machine, namespace)
+
+
+def _predates(tree: ast.Module, api) -> bool:
+    """Does old code call a `pl.` name the oldest step's table lists removed (`pl.view`)? Then it
+    was written for the pypto before that step, whose meaning differs (see `Machine.predates`)."""
+    return any(isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "pl"
+               and api.lists_removed(n.attr) for n in ast.walk(tree))
 
 
 class _Absent(types.ModuleType):

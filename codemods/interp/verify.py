@@ -212,17 +212,10 @@ def _target_api(api: ApiTable, target: str | None) -> ApiTable:
     return api if target == api.step else load_api(None, target)
 
 
-def _predates(text: str, api: ApiTable) -> bool:
-    """Does old code call a `pl.` name the oldest step's table lists removed (`pl.view`)? Then it
-    was written for the pypto before that step, whose meaning differs (see `Machine.predates`)."""
-    return any(isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "pl"
-               and api.lists_removed(n.attr) for n in ast.walk(ast.parse(text)))
-
-
 def _run(source: tuple[str, str], profile: str, settings: Settings, api: ApiTable, seed: int, inputs=None,
          parameters: bool = False):
     path, text = source
-    machine = Machine(profile, api, seed, settings.poison, profile == OLD and _predates(text, api))
+    machine = Machine(profile, api, seed, settings.poison)
     try:
         program = execute.load(path, text, settings, machine)
         if inputs is None:
