@@ -78,7 +78,7 @@ def run_shard(shard: Shard) -> dict:
                 ops.update(kernel.ops())
             for v in verdicts:
                 records.append((v.era, v.target, v.category, v.key() if v.category != "accepted" else ""))
-                if v.category not in ("accepted",) and v.key() not in examples:
+                if v.category not in ("accepted", "newer") and v.key() not in examples:
                     examples[v.key()] = {"text": kernel.text, "detail": v.detail, "migrated": v.migrated,
                                          "era": v.era, "target": v.target, "category": v.category}
 
@@ -173,7 +173,7 @@ def rejudge() -> int:
         for entry in catalogue():
             kernel = Kernel(entry["era"], (FIXTURES / entry["file"]).read_text(encoding="utf-8"))
             verdict = judge(kernel, entry["target"], compilers)
-            if verdict.category in ("accepted", "marked"):
+            if not verdict.failed:
                 print(f"fixed: {entry['file']}")
                 continue
             entry.update(key=verdict.key(), category=verdict.category,
@@ -201,15 +201,17 @@ def summary(results: list[dict], total_ops: set[str]) -> tuple[list[str], Counte
     for result in results:
         for era, target, category, key in result["records"]:
             by[(era, target)][category] += 1
-            if key and category != "marked":
+            if key and category not in ("marked", "newer"):
                 keys[key] += 1
-    lines = ["era     target   kernels  accepted  marked  silent  verify  internal  second-run  source-refused"]
+    lines = ["era     target   kernels  accepted  marked  newer  silent  verify  internal  second-run  harm  unsaid  "
+             "source-refused"]
     total = Counter()
     for (era, target), c in sorted(by.items()):
         n = sum(c.values()) - c["source-refused"]
         total += c
-        lines.append(f"{era:<7} {target:<8} {n:>7}  {c['accepted']:>8}  {c['marked']:>6}  {c['silent']:>6}  "
-                     f"{c['verify']:>6}  {c['internal']:>8}  {c['second-run']:>10}  {c['source-refused']:>14}")
+        lines.append(f"{era:<7} {target:<8} {n:>7}  {c['accepted']:>8}  {c['marked']:>6}  {c['newer']:>5}  {c['silent']:>6}  "
+                     f"{c['verify']:>6}  {c['internal']:>8}  {c['second-run']:>10}  {c['harm']:>4}  {c['unsaid']:>6}  "
+                     f"{c['source-refused']:>14}")
     covered = set()
     for result in results:
         covered |= set(result["ops"])
@@ -219,7 +221,9 @@ def summary(results: list[dict], total_ops: set[str]) -> tuple[list[str], Counte
         lines.append(f"generator: {total['source-refused']} migrations of kernels their own era's compiler refused (left out)")
     lines.append(f"fuzz: {n} kernels, {total['accepted']} accepted, {total['marked']} marked at the compiler's line, "
                  f"{total['silent']} silent rejections, {total['verify']} verify mismatches, {total['internal']} internal "
-                 f"errors, {total['second-run']} second-run changes; ops covered {len(covered)} of {len(total_ops)}")
+                 f"errors, {total['second-run']} second-run changes, {total['harm']} edits of code the target accepts, "
+                 f"{total['newer']} newer than the target left and said, {total['unsaid']} left unsaid; "
+                 f"ops covered {len(covered)} of {len(total_ops)}")
     return lines, keys
 
 

@@ -90,8 +90,11 @@ def test_col_expand_repeats_the_row_over_the_target():
     row = RNG.uniform(-1, 1, (1, 64))
     out = pl.col_expand(tensor(A, FP32), tensor(row, FP32))
     assert out.shape == (16, 64) and np.array_equal(out.data, np.repeat(row.astype(np.float32), 16, axis=0))
-    with pytest.raises(KernelError, match=r"needs a \[1, 64\] row"):
+    with pytest.raises(KernelError, match=r"needs a \[1, 64\] vector"):
         pl.col_expand(tensor(A, FP32), tensor(row[:, :8], FP32))
+    # of a BF16 target and an FP32 row, or the other way, FP32 (measured at 2026-05-26 and e2d0f78ae)
+    assert pl.col_expand(tensor(A, BF16), tensor(row, FP32)).dtype == FP32
+    assert pl.col_expand(tensor(A, FP32), tensor(row, BF16)).dtype == FP32
 
 
 def test_arange_counts_along_the_row():
@@ -99,10 +102,8 @@ def test_arange_counts_along_the_row():
     out = pl.tensor.arange(3, [1, 8], dtype=D.DTYPES["UINT32"])
     assert out.dtype.name == "UINT32" and out.data.tolist() == [[3, 4, 5, 6, 7, 8, 9, 10]]
     assert pl.tile.arange(7, [1, 4], descending=True).data.tolist() == [[7, 6, 5, 4]]
-    with pytest.raises(KernelError, match="innermost"):
-        pl.arange(0, [4, 1])
     _, c39 = machine(STRICT)
-    assert not hasattr(c39, "arange") and not hasattr(c39, "spmd")  # c39 had neither
+    assert not hasattr(c39, "spmd")  # c39 had no spmd
 
 
 @pytest.mark.parametrize("mode, expected", [

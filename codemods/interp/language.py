@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from . import dtypes as D
-from . import coverage_ops, more_ops, stores
+from . import coverage_ops, elementwise_ops, more_ops, movement_ops, reduce_ops, stores
 from . import versions
 from .ops import Machine
 from .values import KernelError, Tile, kind
@@ -173,10 +173,13 @@ def build(machine: Machine) -> types.ModuleType:
     pl.tile = _namespace(m, "Tile", TILE_OPS)
     pl.tile.read = partial(_read, m, "tile.read")
     more_ops.install(pl, pl.tile, m)
+    movement_ops.install(pl, m)
     stores.install(pl, m)
     if not m.strict:  # the old name of pl.tile, gone before the target version
         pl.block = pl.tile
     versions.install(pl, m)
+    elementwise_ops.install(pl, m)
+    reduce_ops.install(pl, m)
     coverage_ops.install(pl, m)
     return pl
 

@@ -11,14 +11,18 @@ instead of guessing.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
+
+from functools import lru_cache
 
 import libcst as cst
 
 from ...model.extents import assignments, runtime_names
 from ...model.kernels import module_alias, parameter_value
 from ...model.constants import builder_constants, evaluate, module_constants
-from ...model.results import promote
+from ...model.results import promote, result_val
 from ...model.values import SCALAR, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, Val
+from ...rulebook.loading import load_api
 from ...syntax.memo import cached
 from ...syntax.nodes import attr_name, code, codes, statements
 from ...syntax.traversal import own_and_nested
@@ -343,7 +347,7 @@ def _call(call: cst.Call, env, info: Module) -> Val:
         return scalar("INDEX")
     if name in ("cmp", "cmps"):
         return base  # c39: typed like its operand
-    if name in ELEMENTWISE and base.kind in (TENSOR, TILE):
+    if (name in ELEMENTWISE or typed_like_operand(op)) and base.kind in (TENSOR, TILE):
         other = _arg(call, 1, "rhs")
         if name in SCALAR_PROMOTING and base.kind == TENSOR and other is not None and (
                 isinstance(other, cst.Float) or isinstance(evaluate(code(other), info.constants), float)):
@@ -358,7 +362,39 @@ def _call(call: cst.Call, env, info: Module) -> Val:
             if second.kind == TENSOR and second.dtype is not None and second.dtype != base.dtype:
                 return base.but(dtype=promote(base.dtype, second.dtype))
         return base
-    return UNKNOWN_VAL
+    return _tabled(op, call, env, info) if base.kind in (TENSOR, TILE) else UNKNOWN_VAL
+
+
+@lru_cache(maxsize=1)
+def _target_api():
+    from ...rulebook.loading import load_api
+
+    return load_api(None, "2026-08")
+
+
+def _tabled(op: str, call: cst.Call, env, info: Module) -> Val:
+    """An op this walk has no case for: its result as the 2026-08 table types it (`shape = "swap"`
+    of a transpose, `param:shape` of a re-view), from its operands' types."""
+    spec = _target_api().ops.get(op)
+    if spec is None or spec.kind == "removed" or not spec.result:
+        return UNKNOWN_VAL
+    pos = [a.value for a in call.args if a.keyword is None]
+    kw = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    got = result_val(spec, [_type(p, env, info) for p in pos], pos, kw)
+    return got.but(layout=None) if got.kind in (TENSOR, TILE) else UNKNOWN_VAL
+
+
+@lru_cache(maxsize=None)
+def typed_like_operand(op: str) -> bool:
+    """Whether the API tables type `op`'s result as its first operand (no `like`, `shape` or
+    dtype rule but the scalar's promotion): the code read here is 2026-03's, or 2026-08's on a
+    second run (lrelu, prelu, expands, fmod, the bitwise ops, cos, ...)."""
+    for step in ("2026-03", "2026-08"):
+        spec = load_api(None, step).ops.get(op)
+        if spec is not None and spec.kind != "removed":
+            return (spec.result in ("same", "tile", "tensor") and not spec.like and not spec.shape
+                    and spec.dtype in ("", "promote") and bool(spec.params))
+    return False
 
 
 def self_text(node) -> str:
