@@ -38,12 +38,21 @@ DTYPES = {
     "INT8": _d("INT8", np.int8, 0, 0),
     "UINT8": _d("UINT8", np.uint8, 0, 0),
     "INT16": _d("INT16", np.int16, 0, 0),
+    "UINT16": _d("UINT16", np.uint16, 0, 0),
+    "UINT32": _d("UINT32", np.uint32, 0, 0),
     "INT32": _d("INT32", np.int32, 0, 0),
     "INT64": _d("INT64", np.int64, 0, 0),
     "BOOL": _d("BOOL", np.bool_, 0, 0),
 }
 DTYPES["FP8"] = DTYPES["FP8E4M3FN"]
 DTYPES["INDEX"] = DTYPES["INT64"]
+
+
+def wider(a: DType, b: DType) -> DType:
+    """The dtype of a two-operand op whose operands differ only in float width (BF16 and FP32: FP32)."""
+    if a == b or not (a.is_float and b.is_float):
+        return a
+    return b if b.np.itemsize > a.np.itemsize else a
 
 
 def of(array: np.ndarray) -> DType:

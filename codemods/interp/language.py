@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from . import dtypes as D
-from . import elementwise_ops, more_ops, movement_ops, reduce_ops, stores
+from . import coverage_ops, elementwise_ops, more_ops, movement_ops, reduce_ops, stores
 from . import versions
 from .ops import Machine
 from .values import KernelError, Tile, kind
@@ -180,6 +180,7 @@ def build(machine: Machine) -> types.ModuleType:
     versions.install(pl, m)
     elementwise_ops.install(pl, m)
     reduce_ops.install(pl, m)
+    coverage_ops.install(pl, m)
     return pl
 
 

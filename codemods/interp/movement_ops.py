@@ -224,15 +224,15 @@ def setval(m: Machine, space: str, tile, offset, value):
 
 
 def cast(m: Machine, space: str, x, target_type, mode="round"):
-    """Float to integer with a rounding mode: floor, ceil, trunc; round/rint (to nearest, ties to
-    even) and every other cast go to Machine.cast."""
+    """Float to integer with a rounding mode: floor, ceil, trunc; every other cast goes to
+    Machine.cast, which has every mode (rint ties to even, round half away from zero)."""
     code = {0: "none", 1: "rint", 2: "round", 3: "floor", 4: "ceil", 5: "trunc", 6: "odd"}.get(mode, mode) \
         if isinstance(mode, int) else mode
     fn = {"floor": np.floor, "ceil": np.ceil, "trunc": np.trunc}.get(code)
     if fn is None or not isinstance(x, (Tile, Tensor)) or not x.dtype.is_float or target_type.is_float:
         saved, m.forced = m.forced, ({"tile": "Tile", "tensor": "Tensor"}.get(space) or m.forced)
         try:
-            return m.cast(x, target_type, "round" if code in ("round", "rint") else code)
+            return m.cast(x, target_type, code)  # Machine.cast knows every mode (coverage_ops.convert)
         finally:
             m.forced = saved
     family = m._dispatch("cast", [x], {"tile": "Tile", "tensor": "Tensor"}.get(space))

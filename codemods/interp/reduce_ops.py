@@ -114,7 +114,8 @@ def expand(m: Machine, op: str, x, vec):
     fn = EXPAND.get(op.rsplit("_", 1)[1]) if op.count("_") > 1 else None
     with np.errstate(all="ignore"):
         out = fn(a, v) if fn is not None else np.broadcast_to(v, a.shape)
-    return m._result(x, D.cast(out, dtype_of(x)), valid_of(x))
+    # BF16 with an FP32 vector (or the other way) is FP32 (measured at 2026-05-26 and e2d0f78ae)
+    return m._result(x, D.cast(out, D.wider(dtype_of(x), dtype_of(vec))), valid_of(x))
 
 
 def part(m: Machine, op: str, lhs, rhs):
