@@ -44,6 +44,7 @@ def measure_tree(folder: Path, tables) -> tuple[list[tuple[str, str, Entry]], Co
             step, entries = measure(text, tables)
         except Exception as exc:  # a file the tool cannot parse is the engine's to report
             print(f"{path}: not measured ({type(exc).__name__}: {exc})", file=sys.stderr)
+            by_step["not measured"] += 1
             continue
         if entries:
             by_step[step] += 1

@@ -23,14 +23,16 @@ from contextlib import contextmanager
 import libcst as cst
 
 from ..check.strict import rejected_within
+from ..model.aliases import scope_of
 from ..model.annotations import differences, fully_known
+from ..model.constants import closure_dtypes
 from ..model.extents import runtime_names
 from ..model.inference import Inference, Site
 from ..model.kernels import (CARRIED, COUNTER, KernelFunction, OpIndex, Region, find_regions, kernel_functions, loop_targets,
                              module_alias, parameter_value, scope_kind)
 from ..model.liveness import Liveness
 from ..model.shapes import ShapeConstants
-from ..model.values import SCALAR_VAL, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, VEC, Val, join
+from ..model.values import SCALAR, SCALAR_VAL, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, VEC, Val, join
 from ..rulebook.loading import ApiTable
 from ..syntax.nodes import statements
 from .decisions import Decisions, statement
@@ -78,6 +80,8 @@ class Planner(HandOffs, Decisions, Inference, RegionScan, RejectionScope, ShapeC
     def function(self, kf: KernelFunction) -> None:
         self.kf = kf
         self.consts = kf.constants
+        self._locals = set(scope_of(kf.node))
+        self._closure_types = closure_dtypes(kf.builder, kf.constants)
         self.env_numbers = {n: c.value for n, c in kf.constants.items()}
         self.runtime = runtime_names(kf.node)
         self.live = Liveness(statements(kf.node))
@@ -148,7 +152,7 @@ class Planner(HandOffs, Decisions, Inference, RegionScan, RejectionScope, ShapeC
         elif isinstance(s, cst.For):
             for name, how, start in loop_targets(s, self.ops):
                 if how == COUNTER:
-                    env[name] = SCALAR_VAL
+                    env[name] = SCALAR_VAL.but(dtype="INDEX")
                 else:  # a carried value starts as its init value; an unpacked one is not known
                     env[name] = env.get(start.value, UNKNOWN_VAL) if type(start) is cst.Name else UNKNOWN_VAL
                 if rp is not None:
@@ -238,6 +242,8 @@ class Planner(HandOffs, Decisions, Inference, RegionScan, RejectionScope, ShapeC
         # keyed by the value's own nodes or by the statement, which both forms share.
         self._small(cst.Assign([cst.AssignTarget(small.target)], small.value), stmt, env, rp)
         value = env.get(name, UNKNOWN_VAL)
+        if value.kind == declared.kind == SCALAR and declared.dtype:  # `n: pl.Scalar[pl.INT32] = ...` holds an INT32
+            env[name] = value = value.but(dtype=declared.dtype)
         if self._inline_site is not None:  # a helper's body typed for one call: judged over all its calls
             self._inline_site.annotations.append((small.annotation, declared, value, stmt))
             if value.kind == UNKNOWN and declared.kind in (TENSOR, TILE):
@@ -291,13 +297,13 @@ class Planner(HandOffs, Decisions, Inference, RegionScan, RejectionScope, ShapeC
             declared = parameter_value(param.annotation.annotation if param.annotation else None, self.ops)
             henv[param.name.value] = v if v.kind != UNKNOWN else declared
             site.annotations.append((param.annotation, declared, henv[param.name.value], None))
-        in_region, escaped = self._in_region, self.escaped
-        self._inline_site, self._in_region, self.escaped = site, False, {}
+        in_region, escaped, local = self._in_region, self.escaped, self._locals
+        self._inline_site, self._in_region, self.escaped, self._locals = site, False, {}, set(scope_of(helper))
         try:
             with self._muted(True):
                 self._block(statements(helper), henv, None, None)
         finally:
-            self._inline_site, self._in_region, self.escaped = None, in_region, escaped
+            self._inline_site, self._in_region, self.escaped, self._locals = None, in_region, escaped, local
         if helper.returns is not None:
             returned = parameter_value(helper.returns.annotation, self.ops)
             result = site.returns[0] if site.returns else UNKNOWN_VAL

@@ -103,7 +103,8 @@ def is_float(node, constants: dict[str, Constant]) -> bool:
         c = constants[node.value]
         if not float(c.value).is_integer():
             return True
-        for small in getattr(c.statement, "body", ()):
+        body = getattr(c.statement, "body", ())
+        for small in body if isinstance(body, (list, tuple)) else ():  # a simple statement's; a compound one defines no float
             if (isinstance(small, cst.Assign) and len(small.targets) == 1
                     and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == node.value):
                 return is_float(small.value, constants)
@@ -151,3 +152,59 @@ def builder_constants(builder: cst.FunctionDef, outer: dict[str, Constant]) -> d
             env[name] = v
             out[name] = Constant(name, v, statement, "builder")
     return out
+
+
+_PYTHON_TYPES = {"int": "INDEX", "float": "FP32", "bool": "BOOL"}
+
+
+def closure_dtypes(builder: cst.FunctionDef | None, constants: dict[str, Constant]) -> dict[str, str]:
+    """The DSL type of each Python value a builder hands its kernels, where its value is not
+    known but its Python type is: a parameter annotated `int` (or with a number as default), a
+    local computed from such values. The parser folds each into a scalar of that type."""
+    found: dict[str, str] = {}
+    if builder is None:
+        return found
+    for param in [*builder.params.posonly_params, *builder.params.params, *builder.params.kwonly_params]:
+        annotation = param.annotation.annotation if param.annotation is not None else None
+        dtype = _PYTHON_TYPES.get(annotation.value) if type(annotation) is cst.Name else None
+        if dtype is None and param.default is not None:
+            dtype = python_dtype(param.default, found, constants)
+        if dtype is not None:
+            found[param.name.value] = dtype
+    body = builder.body.body if isinstance(builder.body, cst.IndentedBlock) else ()
+    for name, value, _ in _assignments(body):
+        dtype = python_dtype(value, found, constants)
+        if dtype is not None:
+            found[name] = dtype
+        else:
+            found.pop(name, None)  # re-bound to something else: its type is no longer known
+    return found
+
+
+def python_dtype(node, known: dict[str, str], constants: dict[str, Constant]) -> str | None:
+    """The DSL type of a Python expression of numbers (`(n + t - 1) // t`, `int(x)`, `2.0 * s`)."""
+    kind = type(node)
+    if kind is cst.Integer:
+        return "INDEX"
+    if kind is cst.Float:
+        return "FP32"
+    if kind is cst.Name:
+        if node.value in ("True", "False"):
+            return "BOOL"
+        return known.get(node.value) or (scalar_dtype(node, constants) if node.value in constants else None)
+    if kind is cst.UnaryOperation:
+        return python_dtype(node.expression, known, constants)
+    if kind is cst.BinaryOperation:
+        if type(node.operator) is cst.Divide:
+            return "FP32"
+        a, b = python_dtype(node.left, known, constants), python_dtype(node.right, known, constants)
+        if a is None or b is None:
+            return None
+        return a if a == b else ("FP32" if {a, b} == {"FP32", "INDEX"} else None)
+    if kind is cst.Call and type(node.func) is cst.Name:
+        if node.func.value in _PYTHON_TYPES:
+            return _PYTHON_TYPES[node.func.value]
+        if node.func.value in ("min", "max") and node.args:
+            dtypes = {python_dtype(a.value, known, constants) for a in node.args}
+            return dtypes.pop() if len(dtypes) == 1 else None
+    return None

@@ -22,7 +22,7 @@ from ..syntax.nodes import attr_name, code, codes
 from ..syntax.traversal import EXPRESSION_TYPES, content, walk
 from .extents import constant_bound
 from .constants import evaluate, scalar_dtype
-from .results import result_val
+from .results import argument, result_val
 from .values import ACC, SCALAR, SCALAR_VAL, TENSOR, TILE, UNKNOWN_VAL, VEC, Val
 
 # What arithmetic on scalars makes a scalar of (exact types: LibCST's node classes are final).
@@ -46,6 +46,8 @@ class Inference:
     """Mixin of the Planner: the typing of expressions."""
 
     _yielded: list[Val] = []  # what the last `pl.yield_` typed hands on, by position
+    _locals: frozenset[str] | set[str] = frozenset()  # the names the function being walked binds
+    _closure_types: dict[str, str] = {}  # the DSL types of the values its builder hands it (constants.closure_dtypes)
 
     # -- structure -----------------------------------------------------------------------
     def _call_op(self, node) -> str | None:
@@ -60,11 +62,16 @@ class Inference:
             if node.value in self.escaped:
                 self._flag("untyped-value", sc.node, f"Tile {node.value} from {self.escaped[node.value].label} is used outside it")
                 return UNKNOWN_VAL
-            # A number of the module or builder is a scalar; any other free name (a helper,
-            # an import, a global of unknown value) is unknown, not guessed.
-            return SCALAR_VAL if node.value in self.consts else UNKNOWN_VAL
-        if kind is cst.Integer or kind is cst.Float:
-            return SCALAR_VAL
+            if node.value in self.consts:  # a number of the module or builder
+                return SCALAR_VAL.but(dtype=self._scalar_dtype(node))
+            # A name the function does not bind is a Python value the parser folds where the
+            # kernel reads it (an imported size, a builder's parameter): a scalar, of a type
+            # its unknown value would tell. One it binds in a way not followed stays unknown.
+            return SCALAR_VAL.but(dtype=self._closure_types.get(node.value)) if node.value not in self._locals else UNKNOWN_VAL
+        if kind is cst.Integer:
+            return SCALAR_VAL.but(dtype="INDEX")
+        if kind is cst.Float:
+            return SCALAR_VAL.but(dtype="FP32")
         if kind is cst.Call:
             op = self.ops.get(node)
             if op is None and type(node.func) is cst.Name and node.func.value in self.helpers:
@@ -73,24 +80,44 @@ class Inference:
                 for arg in node.args:
                     self._expr(arg.value, env, sc.inner())
                 return UNKNOWN_VAL
-            return self._call(op, node, env, sc)
+            result = self._call(op, node, env, sc)
+            self._typed_only([a.value for a in node.args if a.keyword is not None], env, sc)
+            return result
         if kind is cst.List or kind is cst.Tuple:
             for element in node.elements:
                 self._expr(element.value, env, sc.inner())
             return UNKNOWN_VAL
         if kind in _OPERATIONS:
             known = True
+            operands = []
             for child in content(node):
                 if type(child) in EXPRESSION_TYPES:  # no ABCMeta
                     v = self._expr(child, env, sc.inner())
                     if v.kind in (TENSOR, TILE):
                         self._flag("untyped-value", sc.node, f"Python arithmetic on a {v.kind}: use the pl ops")
                     known = known and v.kind == SCALAR
+                    operands.append(v.dtype)
             # Arithmetic on scalars is a scalar; on something unknown (`x.shape[0] // 2`), unknown.
-            return SCALAR_VAL if known else UNKNOWN_VAL
+            return SCALAR_VAL.but(dtype=self._arithmetic_dtype(node, operands)) if known else UNKNOWN_VAL
         if kind is cst.Subscript:
             self._expr(node.value, env, sc.inner())
         return UNKNOWN_VAL
+
+    def _arithmetic_dtype(self, node, operands: list) -> str | None:
+        """The DSL's type of scalar arithmetic: a comparison or a logical operation is a BOOL; a
+        true division or anything with a float is an FP32 (a division of integers only where
+        both are numbers the parser folds); otherwise the operands' common type."""
+        kind = type(node)
+        if kind is cst.Comparison or kind is cst.BooleanOperation or (kind is cst.UnaryOperation and type(node.operator) is cst.Not):
+            return "BOOL"
+        if None in operands:
+            return None
+        if kind is cst.BinaryOperation and type(node.operator) is cst.Divide:
+            return "FP32" if "FP32" in operands or self._scalar_dtype(node) == "FP32" else None
+        kinds = set(operands)
+        if len(kinds) == 1:
+            return operands[0]
+        return "FP32" if kinds == {"FP32", "INDEX"} else None
 
     def _call(self, op: str, node: cst.Call, env, sc: Site) -> Val:
         rp = sc.region
@@ -102,12 +129,16 @@ class Inference:
         if op in ("create_tensor", "create_tile"):
             return self._create(op, node, env, sc)
         if op == "load":
+            spec = self.api.ops[op]
             src = self._expr(pos[0], env, inner) if pos else UNKNOWN_VAL
             for extra in pos[1:]:
                 self._expr(extra, env, inner)
-            shape = codes(pos[2]) if len(pos) > 2 else None
-            if len(pos) > 2 and rp is not None:
-                self._hoist_shape(pos[2], sc)
+            if not pos and "tensor" in kw:
+                src = self._expr(kw["tensor"], env, inner)
+            shapes = argument(spec, "shapes", pos, kw)  # by position or keyword (`shapes=[64, 64]`)
+            shape = codes(shapes) if shapes is not None else None
+            if shapes is not None and rp is not None:
+                self._hoist_shape(shapes, sc)
             space = attr_name(kw.get("target_memory")) or VEC
             if rp is not None and shape:
                 self._alloc(rp, space, shape, src.dtype, f"load of {code(pos[0])}", sc, call=node)
@@ -122,9 +153,14 @@ class Inference:
                 self._alloc(rp, space, shape, src.dtype, f"{self._operand_name(pos[0])} moved to {space}", sc, call=node)
             return Val(TILE, shape, src.dtype, space)
         if op == "store":
-            for p in pos:
-                self._expr(p, env, inner)
-            return env.get(code(pos[2]), Val(TENSOR)) if len(pos) > 2 else Val(TENSOR)
+            vals = [self._expr(p, env, inner) for p in pos]
+            # The Tensor written: `output_tensor=`, else the last operand (the old four-operand
+            # store put the shape before it)
+            if "output_tensor" in kw:
+                out = self._expr(kw["output_tensor"], env, inner)
+            else:
+                out = vals[-1] if len(vals) > 2 else Val(TENSOR)
+            return out if out.is_tensor else Val(TENSOR)
         if op == "assemble":
             return self._assemble(node, pos, env, sc)
         if op in ("tensor.read", "read", "tile.read"):
@@ -138,9 +174,8 @@ class Inference:
             self._yielded = [self._expr(p, env, inner) for p in pos]
             return self._yielded[0] if len(self._yielded) == 1 else UNKNOWN_VAL
         if op in ("min", "max") or op in ("range", "parallel", "unroll"):
-            for p in pos:
-                self._expr(p, env, inner)
-            return SCALAR_VAL
+            dtypes = {self._expr(p, env, inner).dtype for p in pos}
+            return SCALAR_VAL.but(dtype=dtypes.pop()) if op in ("min", "max") and len(dtypes) == 1 else SCALAR_VAL
         spec = self.api.ops.get(op)
         if spec is None:
             for p in pos:
@@ -204,10 +239,20 @@ class Inference:
             self._alloc(rp, VEC, shape, dtype, f"pl.{op}", sc, call=node)
         return result
 
+    def _typed_only(self, nodes, env, sc: Site) -> None:
+        """Arguments the handlers read as text (keywords, shapes): typed for what they are, and
+        only where that decides nothing (no call but `pl.min`/`pl.max` inside), with every
+        flag dropped."""
+        with self._muted(True):
+            for node in nodes:
+                if all(type(n) is not cst.Call or self._call_op(n) in ("min", "max") for n in walk(node)):
+                    self._expr(node, env, sc.inner())
+
     def _slice(self, node: cst.Call, env, sc: Site, space: str | None) -> Val:
         rp = sc.region
         pos = [a.value for a in node.args if a.keyword is None]
         kw = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        self._typed_only(pos[1:2], env, sc)
         src = self._expr(pos[0], env, sc.inner()) if pos else UNKNOWN_VAL
         shape = codes(pos[1]) if len(pos) > 1 else None
         offsets = codes(pos[2]) if len(pos) > 2 else None
@@ -311,6 +356,7 @@ class Inference:
 
     def _create(self, op: str, node: cst.Call, env, sc: Site) -> Val:
         rp = sc.region
+        self._typed_only([a.value for a in node.args if a.keyword is None], env, sc)
         shape, dtype, valid = self._creation(node)
         if op == "create_tile":
             if rp is not None and node.args:
@@ -334,10 +380,11 @@ class Inference:
         src = self._expr(pos[0], env, sc.inner()) if pos else UNKNOWN_VAL
         for p in pos[1:]:
             self._expr(p, env, sc.inner())
+        read = SCALAR_VAL.but(dtype=src.dtype)  # a read gives an element of its source's type
         if rp is None or op == "tile.read":
-            return SCALAR_VAL
+            return read
         self._kernel_read(node, pos, src, sc)
-        return SCALAR_VAL
+        return read
 
     def _matmul(self, node, pos, kw, env, sc: Site) -> Val:
         rp = sc.region
