@@ -71,11 +71,14 @@ def classes(rows) -> Counter:
     return found
 
 
-def report(out=sys.stdout, unknown: Path | None = None, corpus: Path = CORPUS) -> dict[str, tuple[int, int]]:
+def report(out=sys.stdout, unknown: Path | None = None, corpus: Path = CORPUS, top: int = 0) -> dict[str, tuple[int, int]]:
+    """One line per snapshot (and the `top` largest classes of unknown ones); the unknown ones
+    listed in `unknown`. Returns each snapshot's (known, counted)."""
     tables = [load_api(None, s) for s in steps()]
-    figures, listed = {}, []
+    figures, listed, everything = {}, [], []
     for name, folder in snapshots(corpus):
         rows, by_step = measure_tree(folder, tables)
+        everything += rows
         print(line(name, rows, by_step), file=out)
         figures[name] = (sum(1 for *_, e in rows if not e.missing), len(rows))
         listed += [f"{name}/{rel}:{e.line}: {e.text}: unknown {e.missing}" + (f" ({e.described})" if e.described else "")
@@ -83,6 +86,8 @@ def report(out=sys.stdout, unknown: Path | None = None, corpus: Path = CORPUS) -
     if unknown is not None:
         unknown.write_text("\n".join(listed) + ("\n" if listed else ""), encoding="utf-8")
         print(f"inference coverage: {len(listed)} unknown kernel expressions listed in {unknown}", file=out)
+    for (what, head), n in classes(everything).most_common(top):
+        print(f"  {n:5d}  {what:12s} {head}", file=out)
     return figures
 
 
@@ -94,12 +99,7 @@ def main() -> int:
     if not CORPUS.is_dir():
         print(f"no corpus at {CORPUS}", file=sys.stderr)
         return 2
-    report(unknown=args.unknown)
-    if args.classes:
-        tables = [load_api(None, s) for s in steps()]
-        rows = [r for _, folder in snapshots() for r in measure_tree(folder, tables)[0]]
-        for (what, head), n in classes(rows).most_common(args.classes):
-            print(f"  {n:5d}  {what:20s} {head}")
+    report(unknown=args.unknown, top=args.classes)
     return 0
 
 

@@ -231,9 +231,12 @@ class _Recorder(Planner):
 
     def _expr(self, node, env, sc):
         val = super()._expr(node, env, sc)
+        self._note(node, val)
+        return val
+
+    def _note(self, node, val: Val) -> None:
         seen = self.typed.get(id(node))
         self.typed[id(node)] = (node, val if seen is None or seen[0] is not node else join(seen[1], val))
-        return val
 
 
 def planner_types(module: cst.Module, api: ApiTable) -> tuple[dict, list[cst.CSTNode]]:

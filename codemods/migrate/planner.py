@@ -81,7 +81,7 @@ class Planner(HandOffs, Decisions, Inference, RegionScan, RejectionScope, ShapeC
         self.kf = kf
         self.consts = kf.constants
         self._locals = set(scope_of(kf.node))
-        self._closure_types = closure_dtypes(kf.builder, kf.constants)
+        self._closure_types = closure_dtypes(kf.builder, kf.constants, self.module)
         self.env_numbers = {n: c.value for n, c in kf.constants.items()}
         self.runtime = runtime_names(kf.node)
         self.live = Liveness(statements(kf.node))
@@ -189,9 +189,11 @@ class Planner(HandOffs, Decisions, Inference, RegionScan, RejectionScope, ShapeC
             # A hand-off buffer's pieces and a folded view belong with the tiles they are read as.
             if rp is not None and name in rp.handoff and self._handoff_statement(small, stmt, name, env, rp):
                 self._tile_binds[id(stmt)].add(name)
+                self._rewritten(small.value, env.get(name), env, Site(stmt, rp, name, True))
                 return
             if rp is not None and name in rp.fold_only and self._fold_view(small, stmt, name, env, rp):
                 self._tile_binds[id(stmt)].add(name)
+                self._rewritten(small.value, env.get(name), env, Site(stmt, rp, name, True))
                 return
             value = self._expr(small.value, env, Site(stmt, rp, name, True))
             before = env.get(name)

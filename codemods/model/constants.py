@@ -157,28 +157,65 @@ def builder_constants(builder: cst.FunctionDef, outer: dict[str, Constant]) -> d
 _PYTHON_TYPES = {"int": "INDEX", "float": "FP32", "bool": "BOOL"}
 
 
-def closure_dtypes(builder: cst.FunctionDef | None, constants: dict[str, Constant]) -> dict[str, str]:
+def closure_dtypes(builder: cst.FunctionDef | None, constants: dict[str, Constant],
+                   module: cst.Module | None = None) -> dict[str, str]:
     """The DSL type of each Python value a builder hands its kernels, where its value is not
     known but its Python type is: a parameter annotated `int` (or with a number as default), a
-    local computed from such values. The parser folds each into a scalar of that type."""
-    found: dict[str, str] = {}
+    local computed from such values, and in a builder method, an attribute its class's
+    `__init__` sets from such values (`q_tile = self.q_tile`). The parser folds each into a
+    scalar of that type."""
     if builder is None:
-        return found
-    for param in [*builder.params.posonly_params, *builder.params.params, *builder.params.kwonly_params]:
+        return {}
+    attributes: dict[str, str] = {}
+    owner = _owner(module, builder) if module is not None else None
+    init = next((s for s in owner.body.body if type(s) is cst.FunctionDef and s.name.value == "__init__"), None) \
+        if owner is not None and isinstance(owner.body, cst.IndentedBlock) else None
+    if init is not None:
+        _typed_body(init, constants, {}, attributes)
+    return _typed_body(builder, constants, attributes, None)
+
+
+def _typed_body(func: cst.FunctionDef, constants, attributes: dict[str, str], sets: dict[str, str] | None) -> dict[str, str]:
+    """The Python types of a function's parameters and plain locals (and, into `sets`, of what it
+    assigns to attributes of `self`)."""
+    found: dict[str, str] = {}
+    for param in [*func.params.posonly_params, *func.params.params, *func.params.kwonly_params]:
         annotation = param.annotation.annotation if param.annotation is not None else None
         dtype = _PYTHON_TYPES.get(annotation.value) if type(annotation) is cst.Name else None
         if dtype is None and param.default is not None:
             dtype = python_dtype(param.default, found, constants)
         if dtype is not None:
             found[param.name.value] = dtype
-    body = builder.body.body if isinstance(builder.body, cst.IndentedBlock) else ()
+    body = func.body.body if isinstance(func.body, cst.IndentedBlock) else ()
     for name, value, _ in _assignments(body):
-        dtype = python_dtype(value, found, constants)
+        dtype = python_dtype(value, {**found, **{f"self.{k}": v for k, v in attributes.items()}}, constants)
         if dtype is not None:
             found[name] = dtype
         else:
             found.pop(name, None)  # re-bound to something else: its type is no longer known
+    if sets is not None:
+        for statement in body:
+            for small in getattr(statement, "body", ()) if type(statement) is cst.SimpleStatementLine else ():
+                if (type(small) is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Attribute
+                        and code(small.targets[0].target.value) == "self"):
+                    dtype = python_dtype(small.value, found, constants)
+                    if dtype is not None:
+                        sets[small.targets[0].target.attr.value] = dtype
     return found
+
+
+def _owner(module: cst.Module, func: cst.FunctionDef) -> cst.ClassDef | None:
+    """The class whose body defines `func` directly, at any depth of the module."""
+    stack = list(module.body)
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.ClassDef and isinstance(node.body, cst.IndentedBlock):
+            if any(s is func for s in node.body.body):
+                return node
+            stack.extend(node.body.body)
+        elif type(node) is cst.FunctionDef and isinstance(node.body, cst.IndentedBlock):
+            stack.extend(node.body.body)
+    return None
 
 
 def python_dtype(node, known: dict[str, str], constants: dict[str, Constant]) -> str | None:
@@ -192,6 +229,8 @@ def python_dtype(node, known: dict[str, str], constants: dict[str, Constant]) ->
         if node.value in ("True", "False"):
             return "BOOL"
         return known.get(node.value) or (scalar_dtype(node, constants) if node.value in constants else None)
+    if kind is cst.Attribute and type(node.value) is cst.Name:
+        return known.get(f"{node.value.value}.{node.attr.value}")
     if kind is cst.UnaryOperation:
         return python_dtype(node.expression, known, constants)
     if kind is cst.BinaryOperation:

@@ -100,24 +100,31 @@ class Inference:
             # Arithmetic on scalars is a scalar; on something unknown (`x.shape[0] // 2`), unknown.
             return SCALAR_VAL.but(dtype=self._arithmetic_dtype(node, operands)) if known else UNKNOWN_VAL
         if kind is cst.Subscript:
+            base = node.value
+            if type(base) is cst.Attribute and base.attr.value == "shape":
+                # `x.shape[1]`: an extent of a Tensor or Tile, an INDEX to the DSL
+                owner = self._expr(base.value, env, sc.inner())
+                self._typed_only([e.slice.value for e in node.slice if type(e.slice) is cst.Index], env, sc)
+                return SCALAR_VAL.but(dtype="INDEX") if owner.kind in (TENSOR, TILE) else UNKNOWN_VAL
             self._expr(node.value, env, sc.inner())
         return UNKNOWN_VAL
 
+    def _folded(self, node) -> bool:
+        """Whether a scalar expression is a Python number when the program is built: no call,
+        and every name a constant or a value of the builder (one the function does not bind)."""
+        return all(type(n) is not cst.Call and (type(n) is not cst.Name or n.value not in self._locals)
+                   for n in walk(node))
+
     def _arithmetic_dtype(self, node, operands: list) -> str | None:
-        """The DSL's type of scalar arithmetic: a comparison or a logical operation is a BOOL; a
-        true division or anything with a float is an FP32 (a division of integers only where
-        both are numbers the parser folds); otherwise the operands' common type."""
+        """The DSL's type of scalar arithmetic: a comparison or a logical operation is a BOOL;
+        arithmetic of numbers the parser folds is what Python makes of them (`C / 2` a float);
+        otherwise the operands' common type (`common_dtype`)."""
         kind = type(node)
         if kind is cst.Comparison or kind is cst.BooleanOperation or (kind is cst.UnaryOperation and type(node.operator) is cst.Not):
             return "BOOL"
-        if None in operands:
-            return None
-        if kind is cst.BinaryOperation and type(node.operator) is cst.Divide:
-            return "FP32" if "FP32" in operands or self._scalar_dtype(node) == "FP32" else None
-        kinds = set(operands)
-        if len(kinds) == 1:
-            return operands[0]
-        return "FP32" if kinds == {"FP32", "INDEX"} else None
+        if self._folded(node):
+            return self._scalar_dtype(node) or common_dtype(operands)
+        return common_dtype(operands)
 
     def _call(self, op: str, node: cst.Call, env, sc: Site) -> Val:
         rp = sc.region
@@ -174,8 +181,8 @@ class Inference:
             self._yielded = [self._expr(p, env, inner) for p in pos]
             return self._yielded[0] if len(self._yielded) == 1 else UNKNOWN_VAL
         if op in ("min", "max") or op in ("range", "parallel", "unroll"):
-            dtypes = {self._expr(p, env, inner).dtype for p in pos}
-            return SCALAR_VAL.but(dtype=dtypes.pop()) if op in ("min", "max") and len(dtypes) == 1 else SCALAR_VAL
+            dtypes = [self._expr(p, env, inner).dtype for p in pos]
+            return SCALAR_VAL.but(dtype=common_dtype(dtypes)) if op in ("min", "max") and dtypes else SCALAR_VAL
         spec = self.api.ops.get(op)
         if spec is None:
             for p in pos:
@@ -238,6 +245,16 @@ class Inference:
         if shape:
             self._alloc(rp, VEC, shape, dtype, f"pl.{op}", sc, call=node)
         return result
+
+    def _rewritten(self, value, val: Val | None, env, sc: Site) -> None:
+        """A value the decision side planned whole (a hand-off, a folded view): it is what the
+        name is bound to, `val`; its scalar operands are typed as they are."""
+        self._typed_only([a.value for n in walk(value) if type(n) is cst.Call for a in n.args if type(a.value) is not cst.Call],
+                         env, sc)
+        self._note(value, val if val is not None else UNKNOWN_VAL)
+
+    def _note(self, node, val: Val) -> None:
+        """What an expression the walk did not type is (kept by whoever measures the inference)."""
 
     def _typed_only(self, nodes, env, sc: Site) -> None:
         """Arguments the handlers read as text (keywords, shapes): typed for what they are, and
@@ -426,3 +443,30 @@ def plus(a: str, b: str) -> str:
 
 def _is_true(node) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
+
+
+_INT_BITS = {"INT8": 8, "INT16": 16, "INT32": 32, "INT64": 64, "UINT8": 8, "UINT16": 16, "UINT32": 32, "UINT64": 64}
+_FLOAT_BITS = {"FP16": 16, "BF16": 16, "FP32": 32}
+
+
+def common_dtype(dtypes: list) -> str | None:
+    """The type c39 gives scalar arithmetic (and pl.min/max) of operands of these types, as
+    measured: an INDEX (a loop counter, a folded Python int) makes integers INDEX, else the
+    wider integer wins (INT32 * INT64 is INT64); the wider float wins (BF16 + FP32, BF16 * 2.0
+    are FP32); an integer with a float is refused ("requires same numeric dtype category").
+    None where that is not known."""
+    if not dtypes or None in dtypes:
+        return None
+    kinds = set(dtypes)
+    if len(kinds) == 1:
+        return dtypes[0]
+    if kinds <= set(_INT_BITS) | {"INDEX"}:
+        if "INDEX" in kinds:
+            return "INDEX"
+        widths = sorted(kinds, key=_INT_BITS.get)
+        wide = widths[-1]
+        return wide if all(k[0] == wide[0] for k in kinds) and _INT_BITS[widths[-2]] < _INT_BITS[wide] else None
+    if kinds <= set(_FLOAT_BITS):
+        widths = sorted(kinds, key=_FLOAT_BITS.get)
+        return widths[-1] if _FLOAT_BITS[widths[-2]] < _FLOAT_BITS[widths[-1]] else None
+    return None
