@@ -251,7 +251,7 @@ def upgrade_types(module: cst.Module, api: ApiTable) -> tuple[dict, list[cst.CST
     from ..steps.v2026_08.infer import infer
 
     ops = OpIndex(module, api.module).ops
-    info = infer(module, ops)
+    info = infer(module, ops, api)
     functions = [(f, (info.local or {}).get(f, info.constants)) for f in info.functions]
     nodes = kernel_expressions(module, ops, functions)
     wanted = {id(n) for n in nodes}

@@ -280,7 +280,7 @@ def refused_rebindings(module: cst.Module, api: ApiTable, rule: Rule, lines) -> 
     detector._statements = {}
     from ..steps.v2026_08.infer import infer
 
-    for site in infer(module, ctx.ops).sites:
+    for site in infer(module, ctx.ops, api).sites:
         name, value = binding(site.statement)
         if name is not None:
             small = site.statement.body[0]
