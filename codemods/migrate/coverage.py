@@ -63,15 +63,17 @@ def missing(val: Val | None, space: bool = True) -> str:
     gaps = []
     if val.kind in (TENSOR, TILE) and not val.shape:
         gaps.append("shape")
-    if val.kind in (TENSOR, TILE, SCALAR) and not _dtype_known(val.dtype):
+    if val.kind in (TENSOR, TILE, SCALAR) and not _dtype_known(val):
         gaps.append("dtype")
     if space and val.kind == TILE and not val.space:
         gaps.append("space")
     return ",".join(gaps)
 
 
-def _dtype_known(dtype: str | None) -> bool:
-    return bool(dtype)
+def _dtype_known(val: Val) -> bool:
+    """A dtype is known where it is named; the upgrade inference's `const` (a Python number the
+    parser folds: INDEX or FP32 by its Python type) names one for a scalar only."""
+    return bool(val.dtype) and (val.dtype != "const" or val.kind == SCALAR)
 
 
 # -- which expressions count ------------------------------------------------------------

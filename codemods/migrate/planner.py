@@ -179,6 +179,10 @@ class Planner(HandOffs, Decisions, Inference, RegionScan, RejectionScope, ShapeC
             for name in set(then_env) | set(else_env):
                 a, b = then_env.get(name), else_env.get(name)
                 env[name] = join(a, b) if a is not None and b is not None else (a or b)
+                if a is not None and b is not None and a.kind == b.kind == SCALAR and a.dtype:
+                    # c39 types what an if hands on by its first branch (measured: `f: pl.Scalar[pl.BOOL]
+                    # = pl.yield_(1)` there and `f = pl.yield_(0)` in the else is a BOOL, the other way an INDEX)
+                    env[name] = env[name].but(dtype=a.dtype)
         elif isinstance(s, cst.While):
             self._expr(s.test, env, Site(s, rp))
             self._block(statements(s), env, rp, scope)

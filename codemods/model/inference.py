@@ -194,6 +194,7 @@ class Inference:
         rp = sc.region
         if spec.result == "tile" and spec.params and spec.roles.get(spec.params[0]) == "shape":
             # A tile made from a shape (pl.tile.full): no operand to type it by.
+            self._typed_only(pos[:1], env, sc)
             for p in pos[1:]:
                 self._expr(p, env, sc.inner())
             dtype = attr_name(kw.get("dtype") or (pos[1] if len(pos) > 1 else None))

@@ -288,6 +288,8 @@ def _call(call: cst.Call, env, info: Module) -> Val:
         target = _arg(call, 1, "target_type")
         dtype = attr_name(target) if target is not None else None
         return base.but(dtype=dtype) if base.kind != UNKNOWN else (scalar(dtype) if dtype else UNKNOWN_VAL)
+    if name == "yield_" and len(call.args) == 1:
+        return base  # what one value a loop or branch hands on is what it yields
     if name in ("read", "load_scalar", "getval"):
         return scalar(base.dtype)
     if name in ("row_sum", "row_max", "row_min"):
