@@ -84,3 +84,30 @@ def test_an_output_re_binding_a_name_with_a_refused_type_is_marked():
     # a re-binding already under a marker (the rule flagged it) is neither marked again nor reported twice
     again, errors = guard(guarded, guarded, parse(guarded), rules, api)
     assert (again, errors) == (guarded, [])
+
+
+def test_a_full_run_marks_what_a_rule_left_unbound():
+    """Through the engine: a rule whose replacement reads a name nothing binds (a stand-in for
+    rules that together drop a binding) gets its output marked, and the error reported."""
+    import dataclasses
+
+    from codemods.migrate.engine import migrate
+
+    api = load_api(None, "2026-03")
+    view = next(r for r in load_rules(None, "2026-03") if r.id == "PTO001")
+    broken = dataclasses.replace(view, params={**view.params, "replace": "pl.slice(ghost, $shape, $offset, **$kw)"})
+    text = textwrap.dedent('''\
+        import pypto.language as pl
+
+
+        @pl.function
+        def kernel(a: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:
+            part = pl.view(a, [16, 64], [0, 0])
+            return part
+    ''')
+    result = migrate(text, (broken,), api, frozenset({"PTO001", "API"}))
+    lines = result.output.splitlines()
+    at = lines.index("    part = pl.slice(ghost, [16, 64], [0, 0])")
+    assert lines[at - 1] == "    # pypto-migrate: review API: ghost is read but nothing defines it"
+    assert ("API", at + 1, "error") in {(f.rule, f.line, f.level) for f in result.findings}
+    assert any(f.level != "error" and f.line == at for f in result.findings)  # the marker, read back as a review item
