@@ -179,6 +179,7 @@ def _typed_body(func: cst.FunctionDef, constants, attributes: dict[str, str], se
     """The Python types of a function's parameters and plain locals (and, into `sets`, of what it
     assigns to attributes of `self`)."""
     found: dict[str, str] = {}
+    tuples: dict[str, list] = {}  # a parameter annotated `tuple[int, int]`: each element's type
     for param in [*func.params.posonly_params, *func.params.params, *func.params.kwonly_params]:
         annotation = param.annotation.annotation if param.annotation is not None else None
         dtype = _PYTHON_TYPES.get(annotation.value) if type(annotation) is cst.Name else None
@@ -186,6 +187,8 @@ def _typed_body(func: cst.FunctionDef, constants, attributes: dict[str, str], se
             dtype = python_dtype(param.default, found, constants)
         if dtype is not None:
             found[param.name.value] = dtype
+        elif type(annotation) is cst.Subscript and code(annotation.value) == "tuple":
+            tuples[param.name.value] = [_PYTHON_TYPES.get(code(e.slice.value)) for e in annotation.slice]
     body = func.body.body if isinstance(func.body, cst.IndentedBlock) else ()
     for name, value, _ in _assignments(body):
         dtype = python_dtype(value, {**found, **{f"self.{k}": v for k, v in attributes.items()}}, constants)
@@ -196,11 +199,19 @@ def _typed_body(func: cst.FunctionDef, constants, attributes: dict[str, str], se
     if sets is not None:
         for statement in body:
             for small in getattr(statement, "body", ()) if type(statement) is cst.SimpleStatementLine else ():
-                if (type(small) is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Attribute
-                        and code(small.targets[0].target.value) == "self"):
+                if type(small) is not cst.Assign or len(small.targets) != 1:
+                    continue
+                target = small.targets[0].target
+                if type(target) is cst.Attribute and code(target.value) == "self":
                     dtype = python_dtype(small.value, found, constants)
                     if dtype is not None:
-                        sets[small.targets[0].target.attr.value] = dtype
+                        sets[target.attr.value] = dtype
+                elif type(target) in (cst.Tuple, cst.List) and type(small.value) is cst.Name and small.value.value in tuples:
+                    # `self._rows, self._cols = shape` of a `shape: tuple[int, int]`
+                    parts = tuples[small.value.value]
+                    for element, dtype in zip(target.elements, parts if len(parts) == len(target.elements) else ()):
+                        if type(element.value) is cst.Attribute and code(element.value.value) == "self" and dtype:
+                            sets[element.value.attr.value] = dtype
     return found
 
 
