@@ -251,9 +251,9 @@ def _join(a: set[str] | None, b: set[str] | None) -> set[str] | None:
 # -- re-bindings the target refuses --------------------------------------------------------
 
 
-def refused_rebindings(module: cst.Module, api: ApiTable, rule: Rule, lines) -> list[tuple[int, str]]:
+def refused_rebindings(module: cst.Module, api: ApiTable, rule: Rule) -> list[tuple[int, str]]:
     """(statement's first line, message) for each re-binding the rule would still rename, re-lay
-    out or flag in `module`; `lines` places a statement (a PositionProvider map)."""
+    out or flag in `module`."""
     from ..steps.v2026_08.base import binding
     from ..steps.v2026_08.rebind import RebindNewType
 
@@ -288,9 +288,14 @@ def refused_rebindings(module: cst.Module, api: ApiTable, rule: Rule, lines) -> 
             detector._statements[id(target)] = site.statement
             detector._statements[id(value)] = site.statement
     detector.begin(ctx)
+    if not found:
+        return []
+    from ..syntax.positions import starts
+
+    where = starts(module, [statement for statement, _ in found])
     out, seen = [], set()
     for statement, message in found:
-        line = lines[statement].start.line
+        line = where[id(statement)][0]
         if line not in seen:
             seen.add(line)
             out.append((line, message))
@@ -306,18 +311,14 @@ def guard(source: str, output: str, out_module: cst.Module, rules: tuple[Rule, .
     under an open marker), and the errors it found, at the output's lines."""
     problems: list[tuple[int, int, int, str, str]] = []  # (marker line, line, column, rule id, message)
     try:
-        had = {p.key for p in unbound_reads(source)}
-        for p in unbound_reads(output):
-            if p.key not in had:
-                problems.append((p.statement, p.line, p.column, UNBOUND_ID, p.message))
+        found = unbound_reads(output)
+        had = {p.key for p in unbound_reads(source)} if found else set()
+        problems += [(p.statement, p.line, p.column, UNBOUND_ID, p.message) for p in found if p.key not in had]
     except (SyntaxError, ValueError, RecursionError):
         pass
     rebind = next((r for r in rules if r.kind == REBIND_KIND), None)
     if rebind is not None:
-        from libcst.metadata import MetadataWrapper, PositionProvider
-
-        lines = MetadataWrapper(out_module, unsafe_skip_copy=True).resolve(PositionProvider)
-        for line, message in refused_rebindings(out_module, api, rebind, lines):
+        for line, message in refused_rebindings(out_module, api, rebind):
             problems.append((line, line, 1, rebind.id, message))
     if not problems:
         return output, []
