@@ -43,6 +43,22 @@ def test_unbound_reads_follow_every_path():
                      (8, "nowhere", "but nothing defines it")}
 
 
+def test_a_loop_with_init_values_binds_its_names_after_it():
+    text = textwrap.dedent('''\
+        import pypto.language as pl
+
+
+        def f(n, x0):
+            for (x,) in pl.while_(init_values=(x0,)):
+                pl.cond(x < n)
+                x_out = pl.yield_(x + 1)
+            for i in pl.range(n):
+                y = pl.yield_(i)
+            return x_out + x + y
+    ''')
+    assert [p.key[1] for p in unbound_reads(text)] == ["y"]  # a loop without init_values may bind nothing
+
+
 def test_an_output_reading_a_name_bound_on_one_branch_only_is_marked():
     output = SOURCE.replace("        c = b\n", "        d = b\n")  # as if a rule renamed one binding only
     api = load_api(None, "2026-03")

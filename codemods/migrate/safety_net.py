@@ -165,7 +165,12 @@ class _Flow:
             inner = set(bound)
             self.bind(s.target, inner)
             self.block(s.body, inner)  # it may run no time: what it binds is not bound after
-            return self.block(s.orelse, set(bound))
+            after = self.block(s.orelse, set(bound))
+            if after is not None and _carries(s.iter):
+                # A loop with init_values binds its header names and what its yield_ is assigned
+                # to after it, whether it ran or not (the DSL's loop-carried values)
+                after |= _names_of(s.target) | _yield_targets(s.body)
+            return after
         if isinstance(s, ast.While):
             self.reads(s.test, bound)
             self.block(s.body, set(bound))
@@ -238,6 +243,30 @@ class _Flow:
         else:
             message = f"{name} is read but nothing defines it"
         self.found.append(Problem(n.lineno, n.col_offset + 1, self.statement, (self.qual, name), message))
+
+
+def _carries(iterator) -> bool:
+    return isinstance(iterator, ast.Call) and any(k.arg == "init_values" for k in iterator.keywords)
+
+
+def _names_of(target) -> set[str]:
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+
+
+def _yield_targets(body) -> set[str]:
+    """The names a loop body assigns a `yield_(...)` to, outside the loops nested in it."""
+    found, stack = set(), list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call):
+            func = node.value.func
+            if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) == "yield_":
+                for t in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                    found |= _names_of(t)
+        stack.extend(n for n in ast.iter_child_nodes(node) if isinstance(n, ast.stmt))
+    return found
 
 
 def _join(a: set[str] | None, b: set[str] | None) -> set[str] | None:
