@@ -48,21 +48,22 @@ def unbound_reads(text: str) -> list[Problem]:
     """Each read of a name that is not bound there on every path (Python's rules: a loop body
     may run no time, a branch may not be taken; `with` and `try` bodies run), or bound nowhere."""
     tree = ast.parse(text.lstrip("\ufeff"))
-    module_names = _bound_anywhere(tree.body) | _BUILTINS
+    module_names = _bound_anywhere(tree.body)[0] | _BUILTINS
     found: list[Problem] = []
-    for func, qual, outer in _functions(tree):
-        _Flow(func, qual, module_names | outer, found).run()
+    for func, qual, outer, local in _functions(tree):
+        _Flow(func, qual, local, module_names | outer, found).run()
     return found
 
 
 def _functions(tree):
-    """(function, qualified name, names of the functions around it) for every function."""
+    """(function, qualified name, names of the functions around it, its own names) for every function."""
     def visit(nodes, path, outer):
         for node in nodes:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 qual = f"{path}.{node.name}" if path else node.name
-                yield node, qual, outer
-                yield from visit(node.body, qual, outer | _locals(node))
+                local = _locals(node)
+                yield node, qual, outer, local
+                yield from visit(node.body, qual, outer | local)
             elif isinstance(node, ast.ClassDef):
                 yield from visit(node.body, f"{path}.{node.name}" if path else node.name, outer)
             elif isinstance(node, ast.ExceptHandler):
@@ -81,13 +82,15 @@ def _params(func) -> set[str]:
 
 
 def _locals(func) -> frozenset[str]:
-    declared = {n for s in ast.walk(func) if isinstance(s, (ast.Global, ast.Nonlocal)) for n in s.names}
-    return frozenset((_bound_anywhere(func.body) | _params(func)) - declared)
+    bound, declared = _bound_anywhere(func.body)
+    return frozenset((bound | _params(func)) - declared)
 
 
-def _bound_anywhere(body) -> set[str]:
-    """The names a block binds, at any depth but not in nested scopes."""
+def _bound_anywhere(body) -> tuple[set[str], set[str]]:
+    """The names a block binds, at any depth but not in nested scopes, and those it declares
+    `global` or `nonlocal`."""
     found: set[str] = set()
+    declared: set[str] = set()
     stack = list(body)
     while stack:
         node = stack.pop()
@@ -97,24 +100,29 @@ def _bound_anywhere(body) -> set[str]:
             continue
         if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
             continue
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            found.add(node.id)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, (ast.Store, ast.Del)):
+                found.add(node.id)
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
             found.update((a.asname or a.name).split(".")[0] for a in node.names if a.name != "*")
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared.update(node.names)
         elif isinstance(node, ast.ExceptHandler) and node.name:
             found.add(node.name)
         elif isinstance(node, ast.NamedExpr):
             found.add(node.target.id)
         stack.extend(ast.iter_child_nodes(node))
-    return found
+    return found, declared
 
 
 class _Flow:
     """Definite assignment over one function's statements."""
 
-    def __init__(self, func, qual: str, outside: frozenset[str] | set[str], found: list[Problem]) -> None:
+    def __init__(self, func, qual: str, local: frozenset[str], outside: frozenset[str] | set[str],
+                 found: list[Problem]) -> None:
         self.func, self.qual, self.found = func, qual, found
-        self.local = _locals(func)
+        self.local = local
         self.outside = outside
         self.statement = func.lineno
 
