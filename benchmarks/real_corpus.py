@@ -10,7 +10,9 @@ pipeline and structure audit, buffer overflows as the tool and the compiler see 
 every migrated kernel file of deepseek/ and library/ `verify` against the original, and
 whether a second run changes anything. Below the table, pypto's own test suite judges the migration of its two trees
 (benchmarks/pypto_suite.py): after/ must come out unchanged and keep every passing test,
-before/ must lose none, and gains beside what pypto's authors reached by hand. Verify chooses
+before/ must lose none, and gains beside what pypto's authors reached by hand. Above the table,
+the model's inference coverage per snapshot (benchmarks/inference_coverage.py), with the kernel
+expressions it does not type fully listed in --unknown (inference-unknown.txt). Verify chooses
 its sizes itself; tests/real_verify.toml gives the input bounds and poison some files need.
 """
 
@@ -317,11 +319,17 @@ def main() -> int:
     parser.add_argument("--markdown", action="store_true", help="print the table as markdown")
     parser.add_argument("--details", action="store_true", help="also list each file's first errors")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--unknown", default="inference-unknown.txt",
+                        help="where the kernel expressions the model does not type fully are listed")
     args = parser.parse_args()
     if not CORPUS.is_dir():
         print(f"no corpus at {CORPUS}: the scoreboard needs ../shared/corpus beside this checkout", file=sys.stderr)
         return 2
     started = time.perf_counter()
+    import inference_coverage  # what the model types of the corpus's kernel code, before any run
+
+    inference_coverage.report(unknown=Path(args.unknown))
+    print()
     rows, timings = scoreboard(args.jobs)
     print(render(rows, args.markdown))
     print()

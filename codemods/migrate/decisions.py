@@ -156,6 +156,7 @@ class Decisions:
         inner = arg.args[0].value if transposed and arg.args else arg
         if self._call_op(inner) in ("slice", "view"):
             v = self._slice(inner, env, sc, MAT)
+            self._note(inner, v)
         else:
             v = self._expr(inner, env, sc.inner())
             if v.is_tensor:

@@ -330,8 +330,18 @@ def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: froze
         restored = restore_untouched(body, roundtrip, output)
         if restored != output:
             output, out_module = restored, parse(restored, "output")
+    caught: list = []
+    if had is None and output != body:
+        # The safety net of a full run: what no rule looks for, caught before anything is written
+        from .safety_net import guard
+
+        guarded, caught = guard(body, output, out_module, rules, api)
+        if guarded != output:
+            output, out_module = guarded, parse(guarded, "output")
     stages.stage("checking")
     findings, reviewed = scan(out_module, output, api, known_ids, strict)
+    if caught:
+        findings = sorted(findings + caught, key=lambda f: (f.line, f.column, f.rule))
     introduced, left = [], 0
     if had is not None and output != body:
         from ..check.introduced import staged_check

@@ -23,14 +23,16 @@ from contextlib import contextmanager
 import libcst as cst
 
 from ..check.strict import rejected_within
+from ..model.aliases import scope_of
 from ..model.annotations import differences, fully_known
+from ..model.constants import closure_dtypes
 from ..model.extents import runtime_names
 from ..model.inference import Inference, Site
 from ..model.kernels import (CARRIED, COUNTER, KernelFunction, OpIndex, Region, find_regions, kernel_functions, loop_targets,
                              module_alias, parameter_value, scope_kind)
 from ..model.liveness import Liveness
 from ..model.shapes import ShapeConstants
-from ..model.values import SCALAR_VAL, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, VEC, Val, join
+from ..model.values import SCALAR, SCALAR_VAL, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, VEC, Val, join
 from ..rulebook.loading import ApiTable
 from ..syntax.nodes import statements
 from .decisions import Decisions, statement
@@ -78,6 +80,8 @@ class Planner(HandOffs, Decisions, Inference, RegionScan, RejectionScope, ShapeC
     def function(self, kf: KernelFunction) -> None:
         self.kf = kf
         self.consts = kf.constants
+        self._locals = set(scope_of(kf.node))
+        self._closure_types = closure_dtypes(kf.builder, kf.constants, self.module)
         self.env_numbers = {n: c.value for n, c in kf.constants.items()}
         self.runtime = runtime_names(kf.node)
         self.live = Liveness(statements(kf.node))
@@ -148,7 +152,7 @@ class Planner(HandOffs, Decisions, Inference, RegionScan, RejectionScope, ShapeC
         elif isinstance(s, cst.For):
             for name, how, start in loop_targets(s, self.ops):
                 if how == COUNTER:
-                    env[name] = SCALAR_VAL
+                    env[name] = SCALAR_VAL.but(dtype="INDEX")
                 else:  # a carried value starts as its init value; an unpacked one is not known
                     env[name] = env.get(start.value, UNKNOWN_VAL) if type(start) is cst.Name else UNKNOWN_VAL
                 if rp is not None:
@@ -175,6 +179,10 @@ class Planner(HandOffs, Decisions, Inference, RegionScan, RejectionScope, ShapeC
             for name in set(then_env) | set(else_env):
                 a, b = then_env.get(name), else_env.get(name)
                 env[name] = join(a, b) if a is not None and b is not None else (a or b)
+                if a is not None and b is not None and a.kind == b.kind == SCALAR and a.dtype:
+                    # c39 types what an if hands on by its first branch (measured: `f: pl.Scalar[pl.BOOL]
+                    # = pl.yield_(1)` there and `f = pl.yield_(0)` in the else is a BOOL, the other way an INDEX)
+                    env[name] = env[name].but(dtype=a.dtype)
         elif isinstance(s, cst.While):
             self._expr(s.test, env, Site(s, rp))
             self._block(statements(s), env, rp, scope)
@@ -185,9 +193,11 @@ class Planner(HandOffs, Decisions, Inference, RegionScan, RejectionScope, ShapeC
             # A hand-off buffer's pieces and a folded view belong with the tiles they are read as.
             if rp is not None and name in rp.handoff and self._handoff_statement(small, stmt, name, env, rp):
                 self._tile_binds[id(stmt)].add(name)
+                self._rewritten(small.value, env.get(name), env, Site(stmt, rp, name, True))
                 return
             if rp is not None and name in rp.fold_only and self._fold_view(small, stmt, name, env, rp):
                 self._tile_binds[id(stmt)].add(name)
+                self._rewritten(small.value, env.get(name), env, Site(stmt, rp, name, True))
                 return
             value = self._expr(small.value, env, Site(stmt, rp, name, True))
             before = env.get(name)
@@ -238,6 +248,8 @@ class Planner(HandOffs, Decisions, Inference, RegionScan, RejectionScope, ShapeC
         # keyed by the value's own nodes or by the statement, which both forms share.
         self._small(cst.Assign([cst.AssignTarget(small.target)], small.value), stmt, env, rp)
         value = env.get(name, UNKNOWN_VAL)
+        if value.kind == declared.kind == SCALAR and declared.dtype:  # `n: pl.Scalar[pl.INT32] = ...` holds an INT32
+            env[name] = value = value.but(dtype=declared.dtype)
         if self._inline_site is not None:  # a helper's body typed for one call: judged over all its calls
             self._inline_site.annotations.append((small.annotation, declared, value, stmt))
             if value.kind == UNKNOWN and declared.kind in (TENSOR, TILE):
@@ -291,13 +303,13 @@ class Planner(HandOffs, Decisions, Inference, RegionScan, RejectionScope, ShapeC
             declared = parameter_value(param.annotation.annotation if param.annotation else None, self.ops)
             henv[param.name.value] = v if v.kind != UNKNOWN else declared
             site.annotations.append((param.annotation, declared, henv[param.name.value], None))
-        in_region, escaped = self._in_region, self.escaped
-        self._inline_site, self._in_region, self.escaped = site, False, {}
+        in_region, escaped, local = self._in_region, self.escaped, self._locals
+        self._inline_site, self._in_region, self.escaped, self._locals = site, False, {}, set(scope_of(helper))
         try:
             with self._muted(True):
                 self._block(statements(helper), henv, None, None)
         finally:
-            self._inline_site, self._in_region, self.escaped = None, in_region, escaped
+            self._inline_site, self._in_region, self.escaped, self._locals = None, in_region, escaped, local
         if helper.returns is not None:
             returned = parameter_value(helper.returns.annotation, self.ops)
             result = site.returns[0] if site.returns else UNKNOWN_VAL

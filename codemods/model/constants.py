@@ -103,7 +103,8 @@ def is_float(node, constants: dict[str, Constant]) -> bool:
         c = constants[node.value]
         if not float(c.value).is_integer():
             return True
-        for small in getattr(c.statement, "body", ()):
+        body = getattr(c.statement, "body", ())
+        for small in body if isinstance(body, (list, tuple)) else ():  # a simple statement's; a compound one defines no float
             if (isinstance(small, cst.Assign) and len(small.targets) == 1
                     and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == node.value):
                 return is_float(small.value, constants)
@@ -151,3 +152,109 @@ def builder_constants(builder: cst.FunctionDef, outer: dict[str, Constant]) -> d
             env[name] = v
             out[name] = Constant(name, v, statement, "builder")
     return out
+
+
+_PYTHON_TYPES = {"int": "INDEX", "float": "FP32", "bool": "BOOL"}
+
+
+def closure_dtypes(builder: cst.FunctionDef | None, constants: dict[str, Constant],
+                   module: cst.Module | None = None) -> dict[str, str]:
+    """The DSL type of each Python value a builder hands its kernels, where its value is not
+    known but its Python type is: a parameter annotated `int` (or with a number as default), a
+    local computed from such values, and in a builder method, an attribute its class's
+    `__init__` sets from such values (`q_tile = self.q_tile`). The parser folds each into a
+    scalar of that type."""
+    if builder is None:
+        return {}
+    attributes: dict[str, str] = {}
+    owner = _owner(module, builder) if module is not None else None
+    init = next((s for s in owner.body.body if type(s) is cst.FunctionDef and s.name.value == "__init__"), None) \
+        if owner is not None and isinstance(owner.body, cst.IndentedBlock) else None
+    if init is not None:
+        _typed_body(init, constants, {}, attributes)
+    return _typed_body(builder, constants, attributes, None)
+
+
+def _typed_body(func: cst.FunctionDef, constants, attributes: dict[str, str], sets: dict[str, str] | None) -> dict[str, str]:
+    """The Python types of a function's parameters and plain locals (and, into `sets`, of what it
+    assigns to attributes of `self`)."""
+    found: dict[str, str] = {}
+    tuples: dict[str, list] = {}  # a parameter annotated `tuple[int, int]`: each element's type
+    for param in [*func.params.posonly_params, *func.params.params, *func.params.kwonly_params]:
+        annotation = param.annotation.annotation if param.annotation is not None else None
+        dtype = _PYTHON_TYPES.get(annotation.value) if type(annotation) is cst.Name else None
+        if dtype is None and param.default is not None:
+            dtype = python_dtype(param.default, found, constants)
+        if dtype is not None:
+            found[param.name.value] = dtype
+        elif type(annotation) is cst.Subscript and code(annotation.value) == "tuple":
+            tuples[param.name.value] = [_PYTHON_TYPES.get(code(e.slice.value)) for e in annotation.slice]
+    body = func.body.body if isinstance(func.body, cst.IndentedBlock) else ()
+    for name, value, _ in _assignments(body):
+        dtype = python_dtype(value, {**found, **{f"self.{k}": v for k, v in attributes.items()}}, constants)
+        if dtype is not None:
+            found[name] = dtype
+        else:
+            found.pop(name, None)  # re-bound to something else: its type is no longer known
+    if sets is not None:
+        for statement in body:
+            for small in getattr(statement, "body", ()) if type(statement) is cst.SimpleStatementLine else ():
+                if type(small) is not cst.Assign or len(small.targets) != 1:
+                    continue
+                target = small.targets[0].target
+                if type(target) is cst.Attribute and code(target.value) == "self":
+                    dtype = python_dtype(small.value, found, constants)
+                    if dtype is not None:
+                        sets[target.attr.value] = dtype
+                elif type(target) in (cst.Tuple, cst.List) and type(small.value) is cst.Name and small.value.value in tuples:
+                    # `self._rows, self._cols = shape` of a `shape: tuple[int, int]`
+                    parts = tuples[small.value.value]
+                    for element, dtype in zip(target.elements, parts if len(parts) == len(target.elements) else ()):
+                        if type(element.value) is cst.Attribute and code(element.value.value) == "self" and dtype:
+                            sets[element.value.attr.value] = dtype
+    return found
+
+
+def _owner(module: cst.Module, func: cst.FunctionDef) -> cst.ClassDef | None:
+    """The class whose body defines `func` directly, at any depth of the module."""
+    stack = list(module.body)
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.ClassDef and isinstance(node.body, cst.IndentedBlock):
+            if any(s is func for s in node.body.body):
+                return node
+            stack.extend(node.body.body)
+        elif type(node) is cst.FunctionDef and isinstance(node.body, cst.IndentedBlock):
+            stack.extend(node.body.body)
+    return None
+
+
+def python_dtype(node, known: dict[str, str], constants: dict[str, Constant]) -> str | None:
+    """The DSL type of a Python expression of numbers (`(n + t - 1) // t`, `int(x)`, `2.0 * s`)."""
+    kind = type(node)
+    if kind is cst.Integer:
+        return "INDEX"
+    if kind is cst.Float:
+        return "FP32"
+    if kind is cst.Name:
+        if node.value in ("True", "False"):
+            return "BOOL"
+        return known.get(node.value) or (scalar_dtype(node, constants) if node.value in constants else None)
+    if kind is cst.Attribute and type(node.value) is cst.Name:
+        return known.get(f"{node.value.value}.{node.attr.value}")
+    if kind is cst.UnaryOperation:
+        return python_dtype(node.expression, known, constants)
+    if kind is cst.BinaryOperation:
+        if type(node.operator) is cst.Divide:
+            return "FP32"
+        a, b = python_dtype(node.left, known, constants), python_dtype(node.right, known, constants)
+        if a is None or b is None:
+            return None
+        return a if a == b else ("FP32" if {a, b} == {"FP32", "INDEX"} else None)
+    if kind is cst.Call and type(node.func) is cst.Name:
+        if node.func.value in _PYTHON_TYPES:
+            return _PYTHON_TYPES[node.func.value]
+        if node.func.value in ("min", "max") and node.args:
+            dtypes = {python_dtype(a.value, known, constants) for a in node.args}
+            return dtypes.pop() if len(dtypes) == 1 else None
+    return None

@@ -22,7 +22,7 @@ from ..syntax.nodes import attr_name, code, codes
 from ..syntax.traversal import EXPRESSION_TYPES, content, walk
 from .extents import constant_bound
 from .constants import evaluate, scalar_dtype
-from .results import result_val
+from .results import argument, result_val
 from .values import ACC, SCALAR, SCALAR_VAL, TENSOR, TILE, UNKNOWN_VAL, VEC, Val
 
 # What arithmetic on scalars makes a scalar of (exact types: LibCST's node classes are final).
@@ -46,6 +46,8 @@ class Inference:
     """Mixin of the Planner: the typing of expressions."""
 
     _yielded: list[Val] = []  # what the last `pl.yield_` typed hands on, by position
+    _locals: frozenset[str] | set[str] = frozenset()  # the names the function being walked binds
+    _closure_types: dict[str, str] = {}  # the DSL types of the values its builder hands it (constants.closure_dtypes)
 
     # -- structure -----------------------------------------------------------------------
     def _call_op(self, node) -> str | None:
@@ -60,11 +62,16 @@ class Inference:
             if node.value in self.escaped:
                 self._flag("untyped-value", sc.node, f"Tile {node.value} from {self.escaped[node.value].label} is used outside it")
                 return UNKNOWN_VAL
-            # A number of the module or builder is a scalar; any other free name (a helper,
-            # an import, a global of unknown value) is unknown, not guessed.
-            return SCALAR_VAL if node.value in self.consts else UNKNOWN_VAL
-        if kind is cst.Integer or kind is cst.Float:
-            return SCALAR_VAL
+            if node.value in self.consts:  # a number of the module or builder
+                return SCALAR_VAL.but(dtype=self._scalar_dtype(node))
+            # A name the function does not bind is a Python value the parser folds where the
+            # kernel reads it (an imported size, a builder's parameter): a scalar, of a type
+            # its unknown value would tell. One it binds in a way not followed stays unknown.
+            return SCALAR_VAL.but(dtype=self._closure_types.get(node.value)) if node.value not in self._locals else UNKNOWN_VAL
+        if kind is cst.Integer:
+            return SCALAR_VAL.but(dtype="INDEX")
+        if kind is cst.Float:
+            return SCALAR_VAL.but(dtype="FP32")
         if kind is cst.Call:
             op = self.ops.get(node)
             if op is None and type(node.func) is cst.Name and node.func.value in self.helpers:
@@ -73,24 +80,51 @@ class Inference:
                 for arg in node.args:
                     self._expr(arg.value, env, sc.inner())
                 return UNKNOWN_VAL
-            return self._call(op, node, env, sc)
+            result = self._call(op, node, env, sc)
+            self._typed_only([a.value for a in node.args if a.keyword is not None], env, sc)
+            return result
         if kind is cst.List or kind is cst.Tuple:
             for element in node.elements:
                 self._expr(element.value, env, sc.inner())
             return UNKNOWN_VAL
         if kind in _OPERATIONS:
             known = True
+            operands = []
             for child in content(node):
                 if type(child) in EXPRESSION_TYPES:  # no ABCMeta
                     v = self._expr(child, env, sc.inner())
                     if v.kind in (TENSOR, TILE):
                         self._flag("untyped-value", sc.node, f"Python arithmetic on a {v.kind}: use the pl ops")
                     known = known and v.kind == SCALAR
+                    operands.append(v.dtype)
             # Arithmetic on scalars is a scalar; on something unknown (`x.shape[0] // 2`), unknown.
-            return SCALAR_VAL if known else UNKNOWN_VAL
+            return SCALAR_VAL.but(dtype=self._arithmetic_dtype(node, operands)) if known else UNKNOWN_VAL
         if kind is cst.Subscript:
+            base = node.value
+            if type(base) is cst.Attribute and base.attr.value == "shape":
+                # `x.shape[1]`: an extent of a Tensor or Tile, an INDEX to the DSL
+                owner = self._expr(base.value, env, sc.inner())
+                self._typed_only([e.slice.value for e in node.slice if type(e.slice) is cst.Index], env, sc)
+                return SCALAR_VAL.but(dtype="INDEX") if owner.kind in (TENSOR, TILE) else UNKNOWN_VAL
             self._expr(node.value, env, sc.inner())
         return UNKNOWN_VAL
+
+    def _folded(self, node) -> bool:
+        """Whether a scalar expression is a Python number when the program is built: no call,
+        and every name a constant or a value of the builder (one the function does not bind)."""
+        return all(type(n) is not cst.Call and (type(n) is not cst.Name or n.value not in self._locals)
+                   for n in walk(node))
+
+    def _arithmetic_dtype(self, node, operands: list) -> str | None:
+        """The DSL's type of scalar arithmetic: a comparison or a logical operation is a BOOL;
+        arithmetic of numbers the parser folds is what Python makes of them (`C / 2` a float);
+        otherwise the operands' common type (`common_dtype`)."""
+        kind = type(node)
+        if kind is cst.Comparison or kind is cst.BooleanOperation or (kind is cst.UnaryOperation and type(node.operator) is cst.Not):
+            return "BOOL"
+        if self._folded(node):
+            return self._scalar_dtype(node) or common_dtype(operands)
+        return common_dtype(operands)
 
     def _call(self, op: str, node: cst.Call, env, sc: Site) -> Val:
         rp = sc.region
@@ -102,12 +136,16 @@ class Inference:
         if op in ("create_tensor", "create_tile"):
             return self._create(op, node, env, sc)
         if op == "load":
+            spec = self.api.ops[op]
             src = self._expr(pos[0], env, inner) if pos else UNKNOWN_VAL
             for extra in pos[1:]:
                 self._expr(extra, env, inner)
-            shape = codes(pos[2]) if len(pos) > 2 else None
-            if len(pos) > 2 and rp is not None:
-                self._hoist_shape(pos[2], sc)
+            if not pos and "tensor" in kw:
+                src = self._expr(kw["tensor"], env, inner)
+            shapes = argument(spec, "shapes", pos, kw)  # by position or keyword (`shapes=[64, 64]`)
+            shape = codes(shapes) if shapes is not None else None
+            if shapes is not None and rp is not None:
+                self._hoist_shape(shapes, sc)
             space = attr_name(kw.get("target_memory")) or VEC
             if rp is not None and shape:
                 self._alloc(rp, space, shape, src.dtype, f"load of {code(pos[0])}", sc, call=node)
@@ -122,9 +160,14 @@ class Inference:
                 self._alloc(rp, space, shape, src.dtype, f"{self._operand_name(pos[0])} moved to {space}", sc, call=node)
             return Val(TILE, shape, src.dtype, space)
         if op == "store":
-            for p in pos:
-                self._expr(p, env, inner)
-            return env.get(code(pos[2]), Val(TENSOR)) if len(pos) > 2 else Val(TENSOR)
+            vals = [self._expr(p, env, inner) for p in pos]
+            # The Tensor written: `output_tensor=`, else the last operand (the old four-operand
+            # store put the shape before it)
+            if "output_tensor" in kw:
+                out = self._expr(kw["output_tensor"], env, inner)
+            else:
+                out = vals[-1] if len(vals) > 2 else Val(TENSOR)
+            return out if out.is_tensor else Val(TENSOR)
         if op == "assemble":
             return self._assemble(node, pos, env, sc)
         if op in ("tensor.read", "read", "tile.read"):
@@ -138,9 +181,8 @@ class Inference:
             self._yielded = [self._expr(p, env, inner) for p in pos]
             return self._yielded[0] if len(self._yielded) == 1 else UNKNOWN_VAL
         if op in ("min", "max") or op in ("range", "parallel", "unroll"):
-            for p in pos:
-                self._expr(p, env, inner)
-            return SCALAR_VAL
+            dtypes = [self._expr(p, env, inner).dtype for p in pos]
+            return SCALAR_VAL.but(dtype=common_dtype(dtypes)) if op in ("min", "max") and dtypes else SCALAR_VAL
         spec = self.api.ops.get(op)
         if spec is None:
             for p in pos:
@@ -152,6 +194,7 @@ class Inference:
         rp = sc.region
         if spec.result == "tile" and spec.params and spec.roles.get(spec.params[0]) == "shape":
             # A tile made from a shape (pl.tile.full): no operand to type it by.
+            self._typed_only(pos[:1], env, sc)
             for p in pos[1:]:
                 self._expr(p, env, sc.inner())
             dtype = attr_name(kw.get("dtype") or (pos[1] if len(pos) > 1 else None))
@@ -204,10 +247,30 @@ class Inference:
             self._alloc(rp, VEC, shape, dtype, f"pl.{op}", sc, call=node)
         return result
 
+    def _rewritten(self, value, val: Val | None, env, sc: Site) -> None:
+        """A value the decision side planned whole (a hand-off, a folded view): it is what the
+        name is bound to, `val`; its scalar operands are typed as they are."""
+        self._typed_only([a.value for n in walk(value) if type(n) is cst.Call for a in n.args if type(a.value) is not cst.Call],
+                         env, sc)
+        self._note(value, val if val is not None else UNKNOWN_VAL)
+
+    def _note(self, node, val: Val) -> None:
+        """What an expression the walk did not type is (kept by whoever measures the inference)."""
+
+    def _typed_only(self, nodes, env, sc: Site) -> None:
+        """Arguments the handlers read as text (keywords, shapes): typed for what they are, and
+        only where that decides nothing (no call but `pl.min`/`pl.max` inside), with every
+        flag dropped."""
+        with self._muted(True):
+            for node in nodes:
+                if all(type(n) is not cst.Call or self._call_op(n) in ("min", "max") for n in walk(node)):
+                    self._expr(node, env, sc.inner())
+
     def _slice(self, node: cst.Call, env, sc: Site, space: str | None) -> Val:
         rp = sc.region
         pos = [a.value for a in node.args if a.keyword is None]
         kw = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        self._typed_only(pos[1:2], env, sc)
         src = self._expr(pos[0], env, sc.inner()) if pos else UNKNOWN_VAL
         shape = codes(pos[1]) if len(pos) > 1 else None
         offsets = codes(pos[2]) if len(pos) > 2 else None
@@ -312,6 +375,7 @@ class Inference:
 
     def _create(self, op: str, node: cst.Call, env, sc: Site) -> Val:
         rp = sc.region
+        self._typed_only([a.value for a in node.args if a.keyword is None], env, sc)
         shape, dtype, valid = self._creation(node)
         if op == "create_tile":
             if rp is not None and node.args:
@@ -335,10 +399,11 @@ class Inference:
         src = self._expr(pos[0], env, sc.inner()) if pos else UNKNOWN_VAL
         for p in pos[1:]:
             self._expr(p, env, sc.inner())
+        read = SCALAR_VAL.but(dtype=src.dtype)  # a read gives an element of its source's type
         if rp is None or op == "tile.read":
-            return SCALAR_VAL
+            return read
         self._kernel_read(node, pos, src, sc)
-        return SCALAR_VAL
+        return read
 
     def _matmul(self, node, pos, kw, env, sc: Site) -> Val:
         rp = sc.region
@@ -386,3 +451,30 @@ def _valid_of(kw: dict) -> tuple[str, ...] | None:
 
 def _is_true(node) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
+
+
+_INT_BITS = {"INT8": 8, "INT16": 16, "INT32": 32, "INT64": 64, "UINT8": 8, "UINT16": 16, "UINT32": 32, "UINT64": 64}
+_FLOAT_BITS = {"FP16": 16, "BF16": 16, "FP32": 32}
+
+
+def common_dtype(dtypes: list) -> str | None:
+    """The type c39 gives scalar arithmetic (and pl.min/max) of operands of these types, as
+    measured: an INDEX (a loop counter, a folded Python int) makes integers INDEX, else the
+    wider integer wins (INT32 * INT64 is INT64); the wider float wins (BF16 + FP32, BF16 * 2.0
+    are FP32); an integer with a float is refused ("requires same numeric dtype category").
+    None where that is not known."""
+    if not dtypes or None in dtypes:
+        return None
+    kinds = set(dtypes)
+    if len(kinds) == 1:
+        return dtypes[0]
+    if kinds <= set(_INT_BITS) | {"INDEX"}:
+        if "INDEX" in kinds:
+            return "INDEX"
+        widths = sorted(kinds, key=_INT_BITS.get)
+        wide = widths[-1]
+        return wide if all(k[0] == wide[0] for k in kinds) and _INT_BITS[widths[-2]] < _INT_BITS[wide] else None
+    if kinds <= set(_FLOAT_BITS):
+        widths = sorted(kinds, key=_FLOAT_BITS.get)
+        return widths[-1] if _FLOAT_BITS[widths[-2]] < _FLOAT_BITS[widths[-1]] else None
+    return None

@@ -164,9 +164,10 @@ def parameter_value(annotation, ops: dict[cst.CSTNode, str], typed: bool = False
     if head in ("Tensor", "Tile"):
         return Val(TENSOR) if head == "Tensor" else Val(TILE, space=space)
     if isinstance(annotation, cst.Name) and annotation.value in ("int", "float", "bool"):
-        return Val(SCALAR, (), _PYTHON_DTYPES[annotation.value]) if typed else SCALAR_VAL
+        return Val(SCALAR, () if typed else None, _PYTHON_DTYPES[annotation.value])
     if head == "Scalar" and not typed:
-        return SCALAR_VAL
+        elements = [e.slice.value for e in annotation.slice if isinstance(e.slice, cst.Index)] if isinstance(annotation, cst.Subscript) else []
+        return SCALAR_VAL.but(dtype=attr_name(elements[0])) if elements else SCALAR_VAL
     return UNKNOWN_VAL
 
 

@@ -29,7 +29,7 @@ class Upgrade:
 
     def begin(self, ctx) -> None:
         self.ctx = ctx
-        self.info: Module = infer(ctx.module, ctx.ops)
+        self.info: Module = infer(ctx.module, ctx.ops, self.api)
         self.decisions: dict[cst.CSTNode, Rewrite] = {}
         self._names: dict[cst.FunctionDef, set[str]] = {}
         for site in self.info.sites:

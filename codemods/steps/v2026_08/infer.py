@@ -63,6 +63,7 @@ class Module:
     constants: dict[str, float]
     functions: list[cst.FunctionDef]
     local: dict = None  # function -> its builder's constants over the module's (builder parameters' defaults)
+    api: object = None  # the step's ApiTable: the result of an op this module does not type itself
 
     def op(self, node) -> str | None:
         return self.ops.get(node.func) if isinstance(node, cst.Call) else None
@@ -71,13 +72,13 @@ class Module:
         return _type(expr, env, self)
 
 
-def infer(module: cst.Module, ops: dict[cst.CSTNode, str]) -> Module:
-    return cached("upgrade-infer", module, lambda m: _infer(m, ops))
+def infer(module: cst.Module, ops: dict[cst.CSTNode, str], api=None) -> Module:
+    return cached("upgrade-infer", module, lambda m: _infer(m, ops, api))
 
 
-def _infer(module: cst.Module, ops) -> Module:
+def _infer(module: cst.Module, ops, api=None) -> Module:
     consts = {name: c.value for name, c in module_constants(module).items()}
-    info = Module(module_alias(ops), ops, [], consts, [], {})
+    info = Module(module_alias(ops), ops, [], consts, [], {}, api)
     for func, ftype, builder in pl_functions(module, ops):
         info.functions.append(func)
         if builder is not None:
@@ -105,16 +106,16 @@ def _walk(body, env: dict[str, Val], func, ftype: str, info: Module, parents: tu
                 inner[n] = scalar("INDEX") if kind in LOOPS and len(names) == 1 else UNKNOWN_VAL
             inner.update(_carried(statement, kind, env, info))
             _walk(statements(statement), inner, func, ftype, info, inside)
-            _merge(env, inner)
+            _merge(env, inner, info)
         elif isinstance(statement, (cst.If, cst.While, cst.With)):
             inner = dict(env)
             _walk(statements(statement), inner, func, ftype, info, inside)
-            _merge(env, inner)
+            _merge(env, inner, info)
             orelse = getattr(statement, "orelse", None)
             while orelse is not None:
                 other = dict(env)
                 _walk(statements(orelse), other, func, ftype, info, (*parents, orelse))
-                _merge(env, other)
+                _merge(env, other, info)
                 orelse = getattr(orelse, "orelse", None) if isinstance(orelse, cst.If) else None
         elif isinstance(statement, cst.FunctionDef):
             continue
@@ -138,8 +139,11 @@ def _carried(loop: cst.For, kind: str | None, env: dict, info: Module) -> dict[s
     return out
 
 
-def _merge(env: dict, inner: dict) -> None:
+def _merge(env: dict, inner: dict, info: "Module") -> None:
     for name, val in inner.items():
+        if name in env and val.kind == env[name].kind and val.shape != env[name].shape and _same_shape(
+                val.shape, env[name].shape, info):
+            val = val.but(shape=env[name].shape)  # `[T_TILE, N]` and `[16, N]` with T_TILE = 16: one shape
         if name not in env:
             env[name] = val
         elif env[name] != val and val.kind == env[name].kind == SCALAR and "const" in (val.dtype, env[name].dtype):
@@ -148,6 +152,16 @@ def _merge(env: dict, inner: dict) -> None:
             env[name] = env[name] if (env[name].kind, env[name].shape, env[name].dtype) == (val.kind, val.shape, val.dtype) else (
                 Val(val.kind, val.shape if val.shape == env[name].shape else None, val.dtype if val.dtype == env[name].dtype else None)
                 if val.kind == env[name].kind else UNKNOWN_VAL)
+
+
+def _same_shape(a, b, info: "Module") -> bool:
+    """Two shapes written differently that the module's numbers make the same."""
+    if a is None or b is None or len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if x != y and (number(x, info) is None or number(x, info) != number(y, info)):
+            return False
+    return True
 
 
 def _targets(node) -> list[str]:
@@ -305,6 +319,8 @@ def _call(call: cst.Call, env, info: Module) -> Val:
         target = _arg(call, 1, "target_type")
         dtype = attr_name(target) if target is not None else None
         return base.but(dtype=dtype) if base.kind != UNKNOWN else (scalar(dtype) if dtype else UNKNOWN_VAL)
+    if name == "yield_" and len(call.args) == 1:
+        return base  # what one value a loop or branch hands on is what it yields
     if name in ("read", "load_scalar", "getval"):
         return scalar(base.dtype)
     if name in ("row_sum", "row_max", "row_min"):
@@ -374,6 +390,14 @@ def _call(call: cst.Call, env, info: Module) -> Val:
         return scalar("INDEX")
     if name in ("cmp", "cmps"):
         return base  # c39: typed like its operand
+    if name not in ELEMENTWISE and not typed_like_operand(op) and info.api is not None and op in info.api.ops \
+            and info.api.ops[op].kind != "removed":
+        # an op typed nowhere above: its result as the table says
+        spec = info.api.ops[op]
+        pos = [a.value for a in call.args if a.keyword is None and not a.star]
+        kw = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+        val = result_val(spec, [_type(p, env, info) for p in pos], pos, kw)
+        return val if val.kind != SCALAR else scalar(val.dtype)
     if (name in ELEMENTWISE or typed_like_operand(op)) and base.kind in (TENSOR, TILE):
         other = _arg(call, 1, "rhs")
         if name in SCALAR_PROMOTING and base.kind == TENSOR and other is not None and (

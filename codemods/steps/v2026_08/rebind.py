@@ -15,7 +15,7 @@ import libcst as cst
 from ...model.extents import assignments
 from ...model.constants import evaluate
 from ...model.kernels import parameter_value
-from ...model.values import SCALAR, TENSOR, TILE, UNKNOWN, Val
+from ...model.values import SCALAR, TENSOR, TILE, Val
 from ...syntax.nodes import code
 from .base import Upgrade, argument, binding, keyword, kernel_scope
 from .infer import ELEMENTWISE, number
@@ -44,7 +44,7 @@ class RebindNewType(Upgrade):
                 continue
             earlier = bound.setdefault(name, [])
             earlier.append(site)
-            new = self._annotated(site.statement) or self._type(value, site)
+            new = self._declared(site) or self._type(value, site)
             key = _key(new, self._view(value, site))
             if key is None:
                 continue
@@ -73,13 +73,14 @@ class RebindNewType(Upgrade):
             for node in uses:
                 self.rewrite(node, lambda n, f=fresh: n.with_changes(value=f))
 
-    def _annotated(self, statement) -> Val | None:
-        """`x: pl.Scalar[pl.INT64] = 0`: the annotation, not the literal, is the name's type."""
-        small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and statement.body else None
+    def _declared(self, site) -> Val | None:
+        """A scalar binding's annotated type: `x: pl.Scalar[pl.INT64] = 0` holds an INT64 (the
+        parser converts the literal), which a later `x = n` of an INT64 keeps."""
+        small = site.statement.body[0]
         if not isinstance(small, cst.AnnAssign):
             return None
-        val = parameter_value(small.annotation.annotation, self.info.ops, typed=True)
-        return None if val.kind == UNKNOWN else val
+        declared = parameter_value(small.annotation.annotation, self.info.ops, typed=True)
+        return declared if declared.kind == SCALAR and declared.dtype else None
 
     def _type(self, value, site) -> Val:
         """The value's type as the compiler sees it: a Python number the parser folds (a literal,
