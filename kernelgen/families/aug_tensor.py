@@ -50,8 +50,9 @@ def rows(ctx: Ctx) -> None:
     stat = ctx.fresh("r")
     src = f"pl.tensor.muls({ctx.b}, 0.125)" if op == "row_prod" else ctx.b
     ctx.add(f"{stat} = pl.tensor.{op}({src})")
-    if "arg" in op:
-        ctx.add(f"{stat} = pl.tensor.cast({stat}, target_type=pl.FP32)")
+    if "arg" in op:  # an INT32 index: a name of its own as FP32 (head refuses re-typing a name)
+        index, stat = stat, ctx.fresh("f")
+        ctx.add(f"{stat} = pl.tensor.cast({index}, target_type=pl.FP32)")
     expand = ctx.one_of(["row_expand_add", "row_expand_sub", "row_expand_mul", "row_expand_max", "row_expand_min",
                          "row_expand_expdif"])
     ctx.add(f"{ctx.v} = pl.tensor.{expand}({ctx.a}, {stat})")
@@ -64,8 +65,9 @@ def cols(ctx: Ctx) -> None:
     stat = ctx.fresh("c")
     src = f"pl.tensor.muls({ctx.b}, 0.125)" if op == "col_prod" else ctx.b
     ctx.add(f"{stat} = pl.tensor.{op}({src})")
-    if "arg" in op:
-        ctx.add(f"{stat} = pl.tensor.cast({stat}, target_type=pl.FP32)")
+    if "arg" in op:  # an INT32 index: a name of its own as FP32 (head refuses re-typing a name)
+        index, stat = stat, ctx.fresh("f")
+        ctx.add(f"{stat} = pl.tensor.cast({index}, target_type=pl.FP32)")
     expand = ctx.one_of(["col_expand_add", "col_expand_sub", "col_expand_mul", "col_expand_max", "col_expand_min",
                          "col_expand_expdif"])
     ctx.add(f"{ctx.v} = pl.tensor.{expand}({ctx.a}, {stat})")
