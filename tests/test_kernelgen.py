@@ -74,7 +74,7 @@ def _compilers_or_skip():
                 "../shared/oracle-eras/2026-05-26; or set PYPTO_ERA_2026_05_PYTHON)")
 
 
-SMOKE = [Shard(era, 4, 20261128 + i) for i, era in enumerate(ERAS)]
+SMOKE = [Shard(era, 12, 20261128 + i) for i, era in enumerate(ERAS)]  # about 50 kernels, a few minutes
 
 
 def test_aug_kernels_come_out_as_they_went_in():
@@ -96,7 +96,7 @@ def test_aug_kernels_come_out_as_they_went_in():
 
 
 def test_fuzz_smoke_finds_no_new_failure_class():
-    """A fixed seed, four kernels per era through every target: each source is accepted by its
+    """A fixed seed, twelve kernels per era through every target: each source is accepted by its
     own era's compiler, and every failure is one of fixtures/fuzz/catalogue.json's classes
     (each pinned there by a test of its minimal kernel). A new class fails this test."""
     _compilers_or_skip()
