@@ -266,7 +266,9 @@ class Machine(MemoryOps):
                         raise KernelError(f"tile.matmul reads its {'left' if want == 'Left' else 'right'} operand from {want}, "
                                           f"but it is in {t.space}: pl.move it there")
         out, valid = _product(lhs, rhs, a_trans, b_trans)
-        dtype = out_dtype or D.DTYPES["FP32"]
+        # the cube unit accumulates integers in INT32 (the table's dtype rule "matmul")
+        integer = family == "tile" and not dtype_of(lhs).is_float
+        dtype = out_dtype or D.DTYPES["INT32" if integer else "FP32"]
         return self._result(lhs, D.cast(out, dtype), valid, space="Acc")
 
     def matmul_acc(self, acc, lhs, rhs, a_trans=False, b_trans=False):

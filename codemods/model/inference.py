@@ -199,9 +199,10 @@ class Inference:
         self._operand_checks(op, spec, pos, vals, sc)
         if derived.kind != TILE:  # pl.tile.store gives the Tensor it wrote, a read gives a scalar
             return derived
-        result = Val(TILE, shape, dtype, VEC)
+        space = spec.space.get("result", VEC)  # the cube ops write Acc
+        result = Val(TILE, shape, dtype, space)
         if shape:
-            self._alloc(rp, VEC, shape, dtype, f"pl.{op}", sc, call=node)
+            self._alloc(rp, space, shape, dtype, f"pl.{op}", sc, call=node)
         return result
 
     def _slice(self, node: cst.Call, env, sc: Site, space: str | None) -> Val:

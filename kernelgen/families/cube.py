@@ -1,0 +1,128 @@
+"""The cube unit at tile level: matmul, matmul_acc over K chunks, matmul_bias, gemv, gemv_acc,
+gemv_bias, under `pl.` and `pl.tile.`, with BF16/FP16 operands (FP32 results) and INT8 ones
+(INT32 results).
+
+Measured (2026-11-28) with c39fe714a and e2d0f78ae: operands moved Mat -> Left/Right, the bias
+row loaded into Mat, the result in Acc moved to Vec; e2d0f78ae takes a gemv lhs of one row
+only, c39 any. The left operand is the era's value `a` cast and moved on chip, or a window of
+an extra input; the right one an extra [COLS, COLS] input.
+"""
+
+from __future__ import annotations
+
+from . import MAT, VEC, Ctx, production
+
+LEFT, RIGHT = "pl.MemorySpace.Left", "pl.MemorySpace.Right"
+
+
+def _right(ctx: Ctx, w: str, k0: str, kdim: str) -> str:
+    rm, rt = ctx.fresh("rm"), ctx.fresh("rt")
+    ctx.add(f"{rm} = pl.load({w}, [{k0}, 0], [{kdim}, COLS], target_memory={MAT})")
+    ctx.add(f"{rt} = pl.move({rm}, target_memory={RIGHT})")
+    return rt
+
+
+def _left_input(ctx: Ctx, x: str, rows: str, k0: str, kdim: str) -> str:
+    lm, lt = ctx.fresh("lm"), ctx.fresh("lt")
+    ctx.add(f"{lm} = pl.load({x}, [{ctx.row0}, {k0}], [{rows}, {kdim}], target_memory={MAT})")
+    ctx.add(f"{lt} = pl.move({lm}, target_memory={LEFT})")
+    return lt
+
+
+def _left_value(ctx: Ctx, dtype: str) -> str:
+    """The era's value `a` as a left operand: scaled down, cast, moved through Mat."""
+    lc, lm, lt = ctx.fresh("lc"), ctx.fresh("lm"), ctx.fresh("lt")
+    ctx.add(f"{lc} = pl.cast(pl.mul({ctx.a}, 0.125), target_type=pl.{dtype})")
+    ctx.add(f"{lm} = pl.move({lc}, target_memory={MAT})")
+    ctx.add(f"{lt} = pl.move({lm}, target_memory={LEFT})")
+    return lt
+
+
+def _operand_dtype(ctx: Ctx) -> str:
+    return ctx.one_of(["BF16", "FP16", "INT8"])
+
+
+def _int_range(ctx: Ctx, name: str, dtype: str) -> None:
+    if dtype == "INT8":  # products of INT8 summed in INT32: keep them small
+        ctx.verify_inputs[name] = "-4:4"
+
+
+def _back_to_vec(ctx: Ctx, acc: str, dtype: str) -> str:
+    """The Acc result moved to Vec as FP32 (an INT32 result cast)."""
+    out = ctx.fresh("o")
+    ctx.add(f"{out} = pl.move({acc}, target_memory={VEC})")
+    if dtype == "INT8":
+        f = ctx.fresh("f")
+        ctx.add(f"{f} = pl.cast({out}, target_type=pl.FP32)")
+        return f
+    return out
+
+
+@production("cube_matmul", eras=("mar", "aug"))
+def cube_matmul(ctx: Ctx) -> None:
+    """matmul, matmul_acc over two K chunks, or matmul_bias, of a [TILE, COLS] left operand."""
+    op = ctx.one_of(["matmul", "matmul_acc", "matmul_bias"])
+    ns = ctx.one_of(["pl.", "pl.tile."])
+    dtype = _operand_dtype(ctx)
+    w = ctx.input(ctx.fresh("cw"), "COLS", dtype, rows="COLS")
+    _int_range(ctx, w, dtype)
+    ctx.idioms.append(f"cube_{op}_{dtype}")
+    p = ctx.fresh("p")
+    if op == "matmul_acc":
+        x = ctx.input(ctx.fresh("cx"), "COLS", dtype)
+        _int_range(ctx, x, dtype)
+        first = _left_input(ctx, x, "TILE", "0", "K")
+        ctx.add(f"{p}0 = {ns}matmul({first}, {_right(ctx, w, '0', 'K')})")
+        second = _left_input(ctx, x, "TILE", "K", "K")
+        ctx.add(f"{p} = {ns}matmul_acc({p}0, {second}, {_right(ctx, w, 'K', 'K')})")
+    else:
+        lt = _left_value(ctx, dtype) if dtype != "INT8" else _left_input(ctx, _int_input(ctx, dtype), "TILE", "0", "COLS")
+        rt = _right(ctx, w, "0", "COLS")
+        if op == "matmul":
+            ctx.add(f"{p} = {ns}matmul({lt}, {rt})")
+        else:
+            bias = _bias(ctx, dtype)
+            ctx.add(f"{p} = {ns}matmul_bias({lt}, {rt}, {bias})")
+    ctx.add(f"{ctx.v} = pl.add({ctx.a}, {_back_to_vec(ctx, p, dtype)})")
+
+
+def _int_input(ctx: Ctx, dtype: str) -> str:
+    x = ctx.input(ctx.fresh("cx"), "COLS", dtype)
+    _int_range(ctx, x, dtype)
+    return x
+
+
+def _bias(ctx: Ctx, dtype: str) -> str:
+    """A [1, COLS] bias row of the accumulator's dtype, loaded into Mat."""
+    acc = "INT32" if dtype == "INT8" else "FP32"
+    name = ctx.input(ctx.fresh("cb"), "COLS", acc, rows="1")
+    if acc == "INT32":
+        ctx.verify_inputs[name] = "-8:8"
+    bm = ctx.fresh("bm")
+    ctx.add(f"{bm} = pl.load({name}, [0, 0], [1, COLS], target_memory={MAT})")
+    return bm
+
+
+@production("cube_gemv", eras=("mar", "aug"))
+def cube_gemv(ctx: Ctx) -> None:
+    """gemv, gemv_acc over two K chunks, or gemv_bias, of one row; its [1, COLS] result is
+    broadcast over the value's rows."""
+    op = ctx.one_of(["gemv", "gemv_acc", "gemv_bias"])
+    ns = ctx.one_of(["pl.", "pl.tile."])
+    dtype = _operand_dtype(ctx)
+    ctx.idioms.append(f"cube_{op}_{dtype}")
+    w = ctx.input(ctx.fresh("cw"), "COLS", dtype, rows="COLS")
+    x = ctx.input(ctx.fresh("cx"), "COLS", dtype)
+    _int_range(ctx, w, dtype)
+    _int_range(ctx, x, dtype)
+    g = ctx.fresh("g")
+    if op == "gemv_acc":
+        ctx.add(f"{g}0 = {ns}gemv({_left_input(ctx, x, '1', '0', 'K')}, {_right(ctx, w, '0', 'K')})")
+        ctx.add(f"{g} = {ns}gemv_acc({g}0, {_left_input(ctx, x, '1', 'K', 'K')}, {_right(ctx, w, 'K', 'K')})")
+    elif op == "gemv":
+        ctx.add(f"{g} = {ns}gemv({_left_input(ctx, x, '1', '0', 'COLS')}, {_right(ctx, w, '0', 'COLS')})")
+    else:
+        lt, rt = _left_input(ctx, x, "1", "0", "COLS"), _right(ctx, w, "0", "COLS")
+        ctx.add(f"{g} = {ns}gemv_bias({lt}, {rt}, {_bias(ctx, dtype)})")
+    row = _back_to_vec(ctx, g, dtype)
+    ctx.add(f"{ctx.v} = pl.col_expand_sub({ctx.a}, {row})")
