@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from . import dtypes as D
-from . import cube_ops, more_ops, stores
+from . import cube_ops, gather_ops, more_ops, stores
 from . import versions
 from .ops import Machine
 from .values import KernelError, Tile, kind
@@ -174,6 +174,7 @@ def build(machine: Machine) -> types.ModuleType:
     pl.tile.read = partial(_read, m, "tile.read")
     more_ops.install(pl, pl.tile, m)
     cube_ops.install(pl, m)
+    gather_ops.install(pl, m)
     stores.install(pl, m)
     if not m.strict:  # the old name of pl.tile, gone before the target version
         pl.block = pl.tile

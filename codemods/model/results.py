@@ -73,6 +73,10 @@ def _shape(spec: Op, vals, pos, kw, like: Val):
     if rule.startswith("param:"):
         node = argument(spec, rule[len("param:"):], pos, kw)
         return codes(node) if isinstance(node, (cst.List, cst.Tuple)) else None
+    if rule.startswith("of:"):  # the shape of another operand (a gather's index)
+        name = rule[len("of:"):]
+        i = spec.params.index(name) if name in spec.params else len(vals)
+        return vals[i].shape if i < len(vals) else None
     shape = like.shape
     if not rule or shape is None:
         return shape

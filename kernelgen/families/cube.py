@@ -126,3 +126,28 @@ def cube_gemv(ctx: Ctx) -> None:
         ctx.add(f"{g} = {ns}gemv_bias({lt}, {rt}, {_bias(ctx, dtype)})")
     row = _back_to_vec(ctx, g, dtype)
     ctx.add(f"{ctx.v} = pl.col_expand_sub({ctx.a}, {row})")
+
+
+@production("cube_tensor", eras=("spring",))
+def cube_tensor(ctx: Ctx) -> None:
+    """Tensor matmuls in a kernel scope (2026-05-26): out_dtype given (without it that compiler
+    refuses the FP32 cast back: the lowered product is FP32 already), b_trans, matmul_acc of a
+    second product."""
+    form = ctx.one_of(["plain", "b_trans", "acc"])
+    ns = ctx.one_of(["pl.", "pl.tensor."])
+    dtype = ctx.one_of(["BF16", "FP16"])
+    ctx.idioms.append(f"tensor_matmul_{form}_{dtype}")
+    w = ctx.input(ctx.fresh("cw"), "COLS", dtype, rows="COLS")
+    lhs = ctx.fresh("l")
+    ctx.add(f"{lhs} = pl.cast(pl.mul({ctx.a}, 0.125), target_type=pl.{dtype})")
+    rhs = f"pl.slice({w}, [COLS, COLS], [0, 0])"
+    p = ctx.fresh("p")
+    if form == "b_trans":
+        ctx.add(f"{p} = {ns}matmul({lhs}, {rhs}, b_trans=True, out_dtype=pl.FP32)")
+    else:
+        ctx.add(f"{p} = {ns}matmul({lhs}, {rhs}, out_dtype=pl.FP32)")
+    if form == "acc":
+        q = ctx.fresh("q")
+        ctx.add(f"{q} = pl.cast({ctx.b}, target_type=pl.{dtype})")
+        ctx.add(f"{p} = {ns}matmul_acc({p}, {q}, {rhs})")
+    ctx.add(f"{ctx.v} = pl.add({ctx.a}, {p})")
