@@ -101,6 +101,12 @@ def _shape(spec: Op, vals, pos, kw, like: Val):
         if isinstance(keep, cst.Name) and keep.value == "True":
             return tuple("1" if j == axis else s for j, s in enumerate(shape))
         return tuple(s for j, s in enumerate(shape) if j != axis)
+    if rule == "batch_matmul":  # [B, M, K] x [B, K, N] -> [B, M, N]
+        operands = [v for p, v in zip(spec.params, vals) if spec.roles.get(p) in OPERAND_ROLES]
+        lhs, rhs = (operands + [UNKNOWN_VAL] * 2)[:2]
+        if lhs.shape and rhs.shape and len(lhs.shape) == len(rhs.shape) == 3:
+            return (*lhs.shape[:2], rhs.shape[2])
+        return None
     if rule == "matmul":
         operands = [v for p, v in zip(spec.params, vals) if spec.roles.get(p) in OPERAND_ROLES]
         lhs, rhs = (operands + [UNKNOWN_VAL] * 2)[:2]
