@@ -38,6 +38,8 @@ DTYPES = {
     "INT8": _d("INT8", np.int8, 0, 0),
     "UINT8": _d("UINT8", np.uint8, 0, 0),
     "INT16": _d("INT16", np.int16, 0, 0),
+    "UINT16": _d("UINT16", np.uint16, 0, 0),
+    "UINT32": _d("UINT32", np.uint32, 0, 0),
     "INT32": _d("INT32", np.int32, 0, 0),
     "INT64": _d("INT64", np.int64, 0, 0),
     "BOOL": _d("BOOL", np.bool_, 0, 0),
