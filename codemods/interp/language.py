@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from . import dtypes as D
-from . import cube_ops, gather_ops, more_ops, sort_ops, stores
+from . import crosscore_ops, cube_ops, gather_ops, more_ops, sort_ops, stores
 from . import versions
 from .ops import Machine
 from .values import KernelError, Tile, kind
@@ -176,6 +176,7 @@ def build(machine: Machine) -> types.ModuleType:
     cube_ops.install(pl, m)
     gather_ops.install(pl, m)
     sort_ops.install(pl, m)
+    crosscore_ops.install(pl, m)
     stores.install(pl, m)
     if not m.strict:  # the old name of pl.tile, gone before the target version
         pl.block = pl.tile
