@@ -7,6 +7,7 @@ documents never leaves a value of unknown type behind it.
 
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 import libcst as cst
@@ -78,6 +79,9 @@ def _shape(spec: Op, vals, pos, kw, like: Val):
         i = spec.params.index(name) if name in spec.params else len(vals)
         return vals[i].shape if i < len(vals) else None
     shape = like.shape
+    if rule == "pairs" and shape:  # sort32: value-index pairs, the last axis doubled
+        last = shape[-1] if re.fullmatch(r"\w+", shape[-1]) else f"({shape[-1]})"
+        return (*shape[:-1], f"{last} * 2")
     if not rule or shape is None:
         return shape
     if rule == "rows":
