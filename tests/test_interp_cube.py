@@ -203,3 +203,27 @@ def test_a_tile_pushed_by_the_cube_is_popped_by_the_vector_core():
     got = run(program, x)["out"].data.astype(np.float64)
     want = x["x"].astype(np.float64) @ x["y"].astype(np.float64) + 1.0
     np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+def test_gather_compare_counts_the_values_past_the_threshold_and_lists_their_columns():
+    body = f"""
+v = pl.load(x, [0, 0], [8, 32], target_memory={VEC})
+t = pl.create_tile([8, 32], dtype=pl.UINT8, target_memory={VEC})
+d, c = pl.tile.gather_compare(v, 0.5, t, cmp_mode="gt", offset=100, out_cols=32)
+n = pl.cast(pl.reshape(c, [8, 1]), target_type=pl.FP32)
+out = pl.store(pl.row_expand_add(pl.tile.full([8, 32], dtype=pl.FP32, value=0.0), n), [0, 0], out)
+"""
+    x, got = interpret(body, "x: pl.Tensor[[8, 32], pl.FP32]")
+    np.testing.assert_array_equal(got[:, 0], (x["x"] > 0.5).sum(axis=1))
+
+
+def test_tensor_scatter_mask_takes_the_compact_input_first():
+    body = """
+g = pl.tensor.gather_mask(x, mask_pattern=1)
+s = pl.tensor.scatter_mask(g, y, mask_pattern=2)
+out = pl.assemble(out, s, [0, 0])
+"""
+    x, got = interpret(body, "x: pl.Tensor[[8, 32], pl.FP32], y: pl.Tensor[[8, 32], pl.FP32]")
+    want = x["y"].copy()
+    want[:, 1::2] = x["x"][:, 0::2]
+    np.testing.assert_array_equal(got, want)

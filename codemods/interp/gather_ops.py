@@ -14,8 +14,7 @@ Semantics from the compilers' docstrings (2026-05-26 and e2d0f78ae):
 - `tile.mgather(mem, idx)` (row form, Vec): out[i, :] = mem[idx[i, 0], :];
 - `gather_row(dst, src, dst_offset, src_offset, shapes)`: a copy of dst with the `shapes` window
   of src at src_offset written at dst_offset.
-The mask forms are sort_ops' gather_mask / scatter_mask; the compare form is not modelled (it
-raises, so `verify` says so).
+The mask and compare forms are sort_ops' gather_mask, scatter_mask and gather_compare.
 """
 
 from __future__ import annotations
@@ -57,8 +56,10 @@ def _tensors(m: Machine, op: str, named: dict) -> None:
 def gather(m: Machine, input, dim=None, index=None, *, mask_pattern=None, output_dtype=None, **kw):
     if mask_pattern is not None:
         return sort_ops.gather_mask(m, input, mask_pattern, output_dtype=output_dtype)
-    if index is None or kw.get("kvalue") is not None:
-        raise KernelError("pl.gather: the compare form is not modelled by the interpreter")
+    if kw.get("kvalue") is not None:
+        return sort_ops.gather_compare(m, input, kw.pop("kvalue"), **kw)
+    if index is None:
+        raise KernelError("pl.gather needs dim and index, mask_pattern, or kvalue")
     _last_axis("gather", dim)
     # the 2026-05 lowering takes both from global memory (measured: "input must be TensorType")
     _tensors(m, "gather", {"input": input, "index": index})

@@ -15,6 +15,8 @@ Semantics, from the compilers' docstrings and the result types e2d0f78ae gives (
   j % 2 == 0, j % 2 == 1, j % 4 == 0 .. 3, all: `gather_mask` keeps those columns (sort32's
   values with P0101, its index words with P1010 and `output_dtype=pl.UINT32`, as the
   docstring says), `scatter_mask` writes a compact src into them of a copy of dst.
+- `gather_compare(src, kvalue, tmp, cmp_mode=, offset=, out_cols=)`: the column numbers of
+  each row whose value compares true (eq, ne, lt, le, gt, ge), and their counts.
 """
 
 from __future__ import annotations
@@ -136,21 +138,58 @@ def mrgsort(m: Machine, src0, src1=None, src2=None, src3=None, tmp=None, exhaust
     return m._result(src0, _merged(arrays, cols))
 
 
+CMP_MODES = {"eq": 0, "ne": 1, "lt": 2, "le": 3, "gt": 4, "ge": 5}
+
+
+def gather_compare(m: Machine, src, kvalue, tmp=None, *, cmp_mode="eq", offset=0, out_cols, count_dtype=None):
+    """(dst, cdst): each row's column numbers (plus offset) whose value compares true with
+    kvalue, packed to the left of dst [rows, out_cols] INT32, and the per-row counts
+    [1, rows]. What dst holds past a row's count is not specified: garbage here."""
+    _enter(m, "gather_compare", [v for v in (src, tmp) if v is not None])
+    mode = CMP_MODES.get(cmp_mode, cmp_mode) if isinstance(cmp_mode, str) else int(cmp_mode)
+    if mode not in range(6):
+        raise KernelError(f"gather_compare: cmp_mode {cmp_mode!r} is not one of eq/ne/lt/le/gt/ge (0-5)")
+    data = array_of(src).astype(np.float64)
+    if data.ndim != 2:
+        raise KernelError("gather_compare of a rank-2 source only")
+    k = float(kvalue)
+    hit = [data == k, data != k, data < k, data <= k, data > k, data >= k][mode]
+    cols = int(out_cols)
+    dst = m.uninitialised((data.shape[0], cols), D.DTYPES["INT32"])
+    counts = np.zeros((1, data.shape[0]), dtype=np.int64)
+    for r in range(data.shape[0]):
+        found = np.flatnonzero(hit[r])[:cols] + int(offset)
+        dst[r, :len(found)] = found
+        counts[0, r] = len(found)
+    count_type = count_dtype or D.DTYPES["INT32"]
+    return m._result(src, dst), m._result(src, D.cast(counts, count_type))
+
+
+def _tensor_scatter_mask(m: Machine, input, dst, mask_pattern):
+    """The tensor IR op's order: the compact input first, then the destination."""
+    return scatter_mask(m, dst, input, mask_pattern)
+
+
 def _format1(m: Machine, src, block_len):
     return mrgsort(m, src, block_len=block_len)
 
 
 def _format2(m: Machine, *srcs, exhausted=False):
-    *lists, tmp = srcs
-    return mrgsort(m, *lists, tmp=tmp, exhausted=exhausted)
+    """The IR op: (src0, src1, ..., tmp) on tiles; the tensor op has no tmp."""
+    if srcs and isinstance(srcs[0], Tile):
+        *lists, tmp = srcs
+        return mrgsort(m, *lists, tmp=tmp, exhausted=exhausted)
+    return mrgsort(m, *srcs, exhausted=exhausted)
 
 
 def install(pl, m: Machine) -> None:
     ops = {"sort32": partial(sort32, m), "mrgsort": partial(mrgsort, m), "gather_mask": partial(gather_mask, m),
            "scatter_mask": partial(scatter_mask, m), "mrgsort_format1": partial(_format1, m),
            "mrgsort_format2": partial(_format2, m)}
+    ops["gather_compare"] = partial(gather_compare, m)
     for name, fn in ops.items():
         setattr(pl.tile, name, fn)
         setattr(pl.tensor, name, fn)
+    pl.tensor.scatter_mask = partial(_tensor_scatter_mask, m)
     pl.sort32, pl.mrgsort = ops["sort32"], ops["mrgsort"]
     pl.tile.MaskPattern = types.SimpleNamespace(**MASK_NAMES)

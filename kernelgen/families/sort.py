@@ -29,16 +29,23 @@ def _sorted(ctx: Ctx, ns: str) -> tuple[str, str]:
     flat = ctx.fresh("r")
     ctx.add(f"{flat} = pl.reshape({s}, [1, TILE * COLS * 2])")
     out = ctx.fresh("m")
+    ir = ctx.one_of([False, True])  # the IR op's own name, which both parsers accept too
+    ctx.idioms.append("mrgsort_ir" if ir else "mrgsort")
+    space = "pl.tile." if ctx.level == "tile" else "pl.tensor."
     if merge == "format1":
-        ctx.add(f"{out} = {ns}mrgsort({flat}, block_len=64)")
+        call = f"{space}mrgsort_format1({flat}, 64)" if ir else f"{ns}mrgsort({flat}, block_len=64)"
+        ctx.add(f"{out} = {call}")
         return out, "[1, TILE * COLS]"
     other = ctx.fresh("s")
     ctx.add(f"{other} = pl.reshape({ns}sort32(pl.reshape({ctx.b}, {blocks}), pl.reshape({idx}, {blocks})), "
             "[1, TILE * COLS * 2])")
     if ctx.level == "tile":  # the tile form writes src0's shape, through a workspace of it
-        ctx.add(f"{out} = {ns}mrgsort({flat}, {other}, tmp={ctx.scratch('1', 'TILE * COLS * 2')})")
+        tmp = ctx.scratch("1", "TILE * COLS * 2")
+        call = f"{space}mrgsort_format2({flat}, {other}, {tmp})" if ir else f"{ns}mrgsort({flat}, {other}, tmp={tmp})"
+        ctx.add(f"{out} = {call}")
         return out, "[1, TILE * COLS]"
-    ctx.add(f"{out} = {ns}mrgsort({flat}, {other})")  # the tensor form concatenates the lists
+    call = f"{space}mrgsort_format2({flat}, {other})" if ir else f"{ns}mrgsort({flat}, {other})"
+    ctx.add(f"{out} = {call}")  # the tensor form concatenates the lists
     return out, "[1, TILE * COLS * 2]"
 
 
@@ -70,6 +77,26 @@ def mask_pattern(ctx: Ctx) -> None:
     if ctx.level == "tile":
         ctx.add(f"{g} = pl.tile.gather_mask({ctx.a}, pl.tile.MaskPattern.{take})")
         ctx.add(f"{ctx.v} = pl.tile.scatter_mask({ctx.b}, {g}, pl.tile.MaskPattern.{put})")
-    else:
+    elif ctx.one_of([False, True]):  # the IR ops' names: the compact input before dst
+        ctx.add(f"{g} = pl.tensor.gather_mask({ctx.a}, mask_pattern={NUMBERS[take]})")
+        ctx.add(f"{ctx.v} = pl.tensor.scatter_mask({g}, {ctx.b}, mask_pattern={NUMBERS[put]})")
+    else:  # the 2026-05 compiler takes an int pattern at tensor level, refuses pl.tile.MaskPattern there
         ctx.add(f"{g} = pl.tensor.gather({ctx.a}, mask_pattern={NUMBERS[take]})")
         ctx.add(f"{ctx.v} = pl.tensor.scatter({g}, mask_pattern={NUMBERS[put]}, dst={ctx.b})")
+
+
+@production("gather_compare", eras=("spring", "aug"))
+def gather_compare(ctx: Ctx) -> None:
+    """The compare form: how many of each row's values compare true with a threshold, added
+    to the row (the gathered column numbers past a row's count are unspecified: not read)."""
+    mode = ctx.one_of(["eq", "ne", "lt", "le", "gt", "ge"])
+    ctx.idioms.append(f"gather_compare_{mode}")
+    d, c = ctx.fresh("gd"), ctx.fresh("gc")
+    if ctx.level == "tile":
+        tmp = ctx.scratch(dtype="UINT8")
+        ctx.add(f"{d}, {c} = pl.tile.gather_compare({ctx.a}, 0.5, {tmp}, cmp_mode={mode!r}, out_cols=COLS)")
+    else:
+        ctx.add(f"{d}, {c} = pl.tensor.gather_compare({ctx.a}, 0.5, cmp_mode={mode!r}, out_cols=COLS)")
+    n = ctx.fresh("gn")
+    ctx.add(f"{n} = pl.cast(pl.reshape({c}, [TILE, 1]), target_type=pl.FP32)")
+    ctx.add(f"{ctx.v} = pl.row_expand_add({ctx.a}, {n})")
