@@ -13,7 +13,9 @@ Semantics from the compilers' docstrings (2026-05-26 and e2d0f78ae):
 - `tile.mscatter(src, idx, tensor)`: tensor.flat[idx[i, j]] = src[i, j], the tensor written;
 - `tile.mgather(mem, idx)` (row form, Vec): out[i, :] = mem[idx[i, 0], :];
 - `gather_row(dst, src, dst_offset, src_offset, shapes)`: a copy of dst with the `shapes` window
-  of src at src_offset written at dst_offset.
+  of src at src_offset written at dst_offset;
+- `paged_gather(src, indices, block_table, block_size, size, max_indices)`: rows of a paged pool
+  through its block table; `tile.gatherb(src, offset)`: 32-byte blocks of src by byte offset.
 The mask and compare forms are sort_ops' gather_mask, scatter_mask and gather_compare.
 """
 
@@ -186,6 +188,43 @@ def gather_row(m: Machine, dst, src, dst_offset, src_offset, shapes, transpose=F
     return m._result(dst, out)
 
 
+def paged_gather(m: Machine, src, indices, block_table, block_size, size, max_indices, *, space="Mat", col_off=0,
+                 is_trans=False, is_b_matrix=False):
+    """out[i, :] = src[block_table[idx // block_size] * block_size + idx % block_size,
+    col_off:col_off + size] for the i-th logical index; rows past the indices are garbage."""
+    if is_trans:
+        raise KernelError("paged_gather with is_trans is not modelled by the interpreter")
+    m._kernel_local("paged_gather", [src, indices, block_table])
+    pool, idx, table = array_of(src), array_of(indices).reshape(-1), array_of(block_table).reshape(-1)
+    bs, size, rows, c0 = int(block_size), int(size), int(max_indices), int(col_off)
+    if idx.size > rows or c0 + size > pool.shape[1]:
+        raise KernelError(f"paged_gather: {idx.size} indices for {rows} rows, or columns {c0}+{size} past {pool.shape[1]}")
+    out = m.uninitialised((rows, size), D.of(pool))
+    for i, logical in enumerate(idx.astype(np.int64)):
+        block = int(logical) // bs
+        if not 0 <= block < table.size:
+            raise KernelError(f"paged_gather: logical row {logical} past the block table ({table.size} blocks)")
+        phys = int(table[block]) * bs + int(logical) % bs
+        if not 0 <= phys < pool.shape[0]:
+            raise KernelError(f"paged_gather: physical row {phys} outside the pool's {pool.shape[0]} rows")
+        out[i] = pool[phys, c0:c0 + size]
+    return m._result(src, out)
+
+
+def gatherb(m: Machine, src, offset, *, output_dtype=None):
+    """Each UINT32 byte offset picks the 32-byte block of src's bytes there (a multiple of 32);
+    one offset column gives 32 / sizeof(output_dtype) elements."""
+    sort_ops._enter(m, "gatherb", [src, offset])
+    data = np.ascontiguousarray(array_of(src))
+    out_type = (output_dtype or D.of(data)).np
+    raw = data.view(np.uint8).reshape(-1)
+    offs = array_of(offset).astype(np.int64)
+    if offs.size and (offs.min() < 0 or offs.max() + 32 > raw.size or (offs % 32).any()):
+        raise KernelError("tile.gatherb: a byte offset that is not a 32-byte block of the source")
+    blocks = raw[(offs[..., None] + np.arange(32)).reshape(offs.shape[0], -1)]
+    return m._result(src, np.ascontiguousarray(blocks).view(out_type))
+
+
 def marker(m: Machine, op: str, tensor):
     if m.strict and not isinstance(tensor, Tensor):
         raise KernelError(f"The operator tensor.{op} requires argument to be a TensorType")
@@ -200,7 +239,9 @@ def install(pl, m: Machine) -> None:
         setattr(pl.tensor, name, fn)
         setattr(pl, name, fn)
     tile = {"gather": tile_gather, "scatter": tile_scatter, "scatter_update": scatter_update, "mscatter": mscatter,
-            "mgather": mgather, "gather_row": gather_row}
+            "mgather": mgather, "gather_row": gather_row, "gatherb": gatherb}
+    pl.tensor.paged_gather = pl.paged_gather = partial(paged_gather, m)
+    pl.gatherb = partial(gatherb, m)
     for name, fn in tile.items():
         setattr(pl.tile, name, partial(fn, m))
     for name in ("scatter_update", "gather_row"):  # dispatched by the first operand's kind

@@ -65,3 +65,49 @@ def gather_tile(ctx: Ctx) -> None:
         ns = ctx.one_of(["pl.", "pl.tile."])
         row = ctx.one_of(["0", "1"])
         ctx.add(f"{ctx.v} = {ns}gather_row({ctx.a}, {src}, [{row}, 0], [{ctx.row0}, 0], [1, COLS])")
+
+
+def _out(ctx: Ctx, stem: str) -> str:
+    """An extra output [TILE, COLS] FP32 of the production's own (verify compares it)."""
+    name = ctx.fresh(stem)
+    ctx.inputs[name] = "pl.Out[pl.Tensor[[TILE, COLS], pl.FP32]]"
+    return name
+
+
+@production("gather_paged", eras=("aug",))
+def gather_paged(ctx: Ctx) -> None:
+    """Tensor-level gathers in a tile kernel (e2d0f78ae): paged_gather of a pool's rows through a
+    block table into Vec, gather_row into a tensor accumulator, each assembled into an output of
+    its own (a tile cannot read them: "cannot mix Tensor and Tile arguments"); dump_tag of an
+    input (accepted in an InCore function; bare pl.dump_tag only in orchestration); gatherb of
+    32-byte blocks by constant byte offsets."""
+    op = ctx.one_of(["paged_gather", "gather_row", "dump_tag", "gatherb"])
+    ctx.idioms.append(f"tensor_{op}")
+    if op == "paged_gather":  # blocks of 4 rows: a block table of 2 over a pool of ROWS >= 8 rows
+        pool = ctx.input(ctx.fresh("pp"), "COLS", "FP32")
+        idx = ctx.input(ctx.fresh("pi"), "TILE", "INT32", rows="1")
+        table = ctx.input(ctx.fresh("pt"), "2", "INT32", rows="1")
+        ctx.verify_inputs.update({idx: "0:7", table: "0:1"})
+        out, p = _out(ctx, "po"), ctx.fresh("p")
+        ns = ctx.one_of(["pl.", "pl.tensor."])
+        ctx.add(f"{p} = {ns}paged_gather({pool}, {idx}, {table}, block_size=4, size=COLS, max_indices=TILE, "
+                "space=pl.MemorySpace.Vec)")
+        ctx.add(f"{out} = pl.assemble({out}, pl.add({p}, 1.0), [0, 0])")
+        ctx.add(f"{ctx.v} = pl.add({ctx.a}, 1.0)")
+    elif op == "gather_row":
+        src = ctx.input(ctx.fresh("pp"), "COLS", "FP32")
+        out, acc = _out(ctx, "po"), ctx.fresh("acc")
+        ctx.add(f"{acc} = pl.full([TILE, COLS], dtype=pl.FP32, value=0.0)")
+        ctx.add(f"{acc} = pl.tensor.gather_row({acc}, {src}, [1, 0], [{ctx.row0}, 0], [1, COLS])")
+        ctx.add(f"{out} = pl.assemble({out}, {acc}, [0, 0])")
+        ctx.add(f"{ctx.v} = pl.add({ctx.a}, 1.0)")
+    elif op == "dump_tag":
+        src = ctx.input(ctx.fresh("pp"), "COLS", "FP32")
+        ctx.add(f"pl.tensor.dump_tag({src})")
+        ctx.add(f"{ctx.v} = pl.add({ctx.a}, {ctx.read(src)})")
+    else:  # FP32: 8 elements a block, 8 offsets a row (the minimum, "a positive multiple of 8")
+        offs = ctx.fresh("o")
+        ctx.add(f"{offs} = pl.tile.full([TILE, 8], dtype=pl.UINT32, value={ctx.one_of(['0', '32', '64'])})")
+        g = ctx.fresh("gb")
+        ctx.add(f"{g} = pl.tile.gatherb({ctx.a}, {offs})")
+        ctx.add(f"{ctx.v} = pl.add({ctx.b}, pl.tile.slice({g}, [TILE, COLS], [0, 0]))")
