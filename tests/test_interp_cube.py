@@ -227,3 +227,16 @@ out = pl.assemble(out, s, [0, 0])
     want = x["y"].copy()
     want[:, 1::2] = x["x"][:, 0::2]
     np.testing.assert_array_equal(got, want)
+
+
+def test_crossings_of_a_split_aiv_region_keep_the_value():
+    import ml_dtypes
+    from pathlib import Path
+
+    text = (Path(__file__).parent / "interp_kernels" / "split_aiv_crossings.py").read_text()
+    settings = Settings()
+    program = load("k.py", text, settings, Machine(HEAD, HEAD_API, 3))
+    x = make_inputs(program.specs, settings)
+    got = run(program, x)["out"].data.astype(np.float64)
+    lhs = (x["x"].astype(np.float32) * np.float32(0.5)).astype(ml_dtypes.bfloat16).astype(np.float64)
+    np.testing.assert_allclose(got, lhs @ x["w"].astype(np.float64), rtol=1e-5)

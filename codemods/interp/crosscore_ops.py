@@ -8,6 +8,12 @@ on the vector side and in Mat on the cube side; `tfree_*` release a slot. The pi
 calls its AIC function before its AIV one, so a C2V push precedes its pop when the program runs
 in order; a pop of an empty pipe is a kernel that would hang. Only split=0 (no lane split) is
 modelled.
+
+`for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.NONE)` runs its body on both AIV lanes with the
+full tiles; what they compute is lane-uniform unless it reads `aiv_id`, so the body runs once,
+for lane 0. `pl.aiv_shard` (C->V) and `pl.aic_gather` (V->C) name a crossing and, in a NONE
+region, keep the shape: the value itself. The data-parallel modes (halves per lane) are not
+modelled.
 """
 
 from __future__ import annotations
@@ -58,6 +64,19 @@ def nothing(*_, **__):
     return None
 
 
+def split_aiv(m: Machine, n=2, mode="NONE", **_):
+    if str(mode).rsplit(".", 1)[-1] != "NONE":
+        raise KernelError(f"pl.split_aiv(mode={mode}) (each lane a half) is not modelled by the interpreter")
+    if m.strict and m.kernel is None:
+        raise KernelError("pl.split_aiv opens a region inside a CORE_GROUP scope (pl.at)")
+    yield 0
+
+
+def crossing(m: Machine, op: str, x, span=None):
+    m._kernel_local(op, [x])
+    return x
+
+
 def install(pl, m: Machine) -> None:
     ops = {
         "tpush_to_aiv": lambda tile, **kw: push(m, "aiv", tile, **kw),
@@ -75,3 +94,9 @@ def install(pl, m: Machine) -> None:
         setattr(pl.system, name, nothing)
     for name, fn in ops.items():
         setattr(pl.system, name, fn)
+    pl.split_aiv = lambda *a, **k: split_aiv(m, *a, **k)
+    for op in ("aiv_shard", "aic_gather"):
+        fn = (lambda op: lambda x, span=None: crossing(m, op, x))(op)
+        setattr(pl, op, fn)
+        setattr(pl.tile, op, fn)
+        setattr(pl.tensor, op, fn)
