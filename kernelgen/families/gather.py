@@ -4,7 +4,8 @@ era's kernel scopes (measured with the compiler of 2026-05-26, 2026-11-28).
 `pl.tensor.gather` takes its input and index from global memory (the lowering refuses a
 computed value), with keywords only; so the production asks for a [TILE, COLS] source and an
 INT32 index in [0, COLS). `pl.tensor.scatter` writes a window of the value at indices of a
-window of an INT32 input. `pl.tensor.no_dep` passes its tensor on.
+window of an INT32 input, `scatter_update` rows of one value into another. `pl.tensor.no_dep`
+passes its tensor on.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ def _index(ctx: Ctx, rows: str) -> str:
 
 @production("gather_index", eras=("spring",))
 def gather_index(ctx: Ctx) -> None:
-    op = ctx.one_of(["gather", "scatter", "no_dep"])
+    op = ctx.one_of(["gather", "scatter", "scatter_update", "no_dep"])
     ctx.idioms.append(f"tensor_{op}")
     if op == "gather":
         src = ctx.input(ctx.fresh("gs"), "COLS", "FP32", rows="TILE")
@@ -31,6 +32,11 @@ def gather_index(ctx: Ctx) -> None:
     elif op == "scatter":
         idx = _index(ctx, "ROWS")
         ctx.add(f"{ctx.v} = pl.tensor.scatter({ctx.a}, dim=-1, index={ctx.read(idx)}, src={ctx.b})")
+    elif op == "scatter_update":  # rows of b replaced by a's rows: an index [1, TILE] of rows in [0, 4)
+        name = ctx.input(ctx.fresh("ri"), "TILE", "INT32")
+        ctx.verify_inputs[name] = "0:3"
+        ns = ctx.one_of(["pl.", "pl.tensor."])
+        ctx.add(f"{ctx.v} = {ns}scatter_update({ctx.b}, -2, {ctx.read(name, rows='1', cols='TILE')}, {ctx.a})")
     else:
         ctx.add(f"{ctx.v} = pl.add(pl.tensor.no_dep({ctx.a}), 0.5)")
 
