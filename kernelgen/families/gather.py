@@ -73,10 +73,11 @@ def gather_tile(ctx: Ctx) -> None:
         ctx.add(f"{ctx.v} = {ns}gather_row({ctx.a}, {src}, [{row}, 0], [{ctx.row0}, 0], [1, COLS])")
 
 
-def _out(ctx: Ctx, stem: str) -> str:
-    """An extra output [TILE, COLS] FP32 of the production's own (verify compares it)."""
+def _out(ctx: Ctx, stem: str, direction: str = "Out") -> str:
+    """An extra output [TILE, COLS] FP32 of the production's own (verify compares it); InOut
+    where only some of it is written (what an Out holds elsewhere is not copied in)."""
     name = ctx.fresh(stem)
-    ctx.inputs[name] = "pl.Out[pl.Tensor[[TILE, COLS], pl.FP32]]"
+    ctx.inputs[name] = f"pl.{direction}[pl.Tensor[[TILE, COLS], pl.FP32]]"
     return name
 
 
@@ -84,10 +85,11 @@ def _out(ctx: Ctx, stem: str) -> str:
 def gather_paged(ctx: Ctx) -> None:
     """Tensor-level gathers in a tile kernel (e2d0f78ae): paged_gather of a pool's rows through a
     block table into Vec, gather_row into a tensor accumulator, each assembled into an output of
-    its own (a tile cannot read them: "cannot mix Tensor and Tile arguments"); dump_tag of an
+    its own (a tile cannot read them: "cannot mix Tensor and Tile arguments"); mscatter of a tile
+    into an output at flat indices; dump_tag of an
     input (accepted in an InCore function; bare pl.dump_tag only in orchestration); gatherb of
     32-byte blocks by constant byte offsets."""
-    op = ctx.one_of(["paged_gather", "gather_row", "dump_tag", "gatherb"])
+    op = ctx.one_of(["paged_gather", "gather_row", "dump_tag", "gatherb", "mscatter"])
     ctx.idioms.append(f"tensor_{op}")
     if op == "paged_gather":  # blocks of 4 rows: a block table of 2 over a pool of ROWS >= 8 rows
         pool = ctx.input(ctx.fresh("pp"), "COLS", "FP32")
@@ -106,6 +108,12 @@ def gather_paged(ctx: Ctx) -> None:
         ctx.add(f"{acc} = pl.full([TILE, COLS], dtype=pl.FP32, value=0.0)")
         ctx.add(f"{acc} = pl.tensor.gather_row({acc}, {src}, [1, 0], [{ctx.row0}, 0], [1, COLS])")
         ctx.add(f"{out} = pl.assemble({out}, {acc}, [0, 0])")
+        ctx.add(f"{ctx.v} = pl.add({ctx.a}, 1.0)")
+    elif op == "mscatter":  # a's elements at flat indices of an output (the ones written are compared)
+        idx = ctx.read(_index(ctx, "ROWS"))
+        out = _out(ctx, "po", "InOut")
+        ns = ctx.one_of(["pl.", "pl.tile."])
+        ctx.add(f"{out} = {ns}mscatter({ctx.a}, {idx}, {out})")
         ctx.add(f"{ctx.v} = pl.add({ctx.a}, 1.0)")
     elif op == "dump_tag":
         src = ctx.input(ctx.fresh("pp"), "COLS", "FP32")

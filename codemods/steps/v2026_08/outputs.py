@@ -165,11 +165,21 @@ class OutParams(Upgrade):
         param = alias.get(source.value, source.value)
         return (param, source) if param in params else None
 
+    def _destination(self, op: str):
+        """(position, name) of the tensor operand `op` writes through and hands back: the stores
+        above, or a tile op the table says gives back its tensor operand (`like`, as tile.mscatter)."""
+        where = WRITES.get(op.rpartition(".")[2])
+        spec = self.api.ops.get(op)
+        if where is None and spec is not None and spec.kind == "tile-only" and spec.result == "tensor" \
+                and spec.roles.get(spec.like) == "tensor":
+            where = (spec.params.index(spec.like), spec.like)
+        return where
+
     def _written_into(self, value, name: str) -> bool:
         """`value` writes into the tensor `name` names and hands it back (pl.assemble, pl.store)."""
         if not isinstance(value, cst.Call):
             return False
-        where = WRITES.get((self.info.op(value) or "").rpartition(".")[2])
+        where = self._destination(self.info.op(value) or "")
         destination = argument(value, *where) if where is not None else None
         return isinstance(destination, cst.Name) and destination.value == name
 
@@ -205,7 +215,7 @@ class OutParams(Upgrade):
         op = self.info.op(node)
         if op is not None:
             name = op.rpartition(".")[2]
-            where = WRITES.get(name)
+            where = self._destination(op)
             if where is not None:
                 arg = argument(node, *where)
                 if isinstance(arg, cst.Name):
