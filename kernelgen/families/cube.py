@@ -155,25 +155,33 @@ def cube_tensor(ctx: Ctx) -> None:
 
 @production("cube_batch", eras=("aug",))
 def cube_batch(ctx: Ctx) -> None:
-    """tile.batch_matmul of rank-3 operands (e2d0f78ae only); one batch of the product, moved to
-    Vec and flattened, joins the value. Measured: pl.batch_matmul and pl.tile.batch_matmul
-    accept [B, M, K] x [B, K, N] from Left/Right (or Mat); batch_matmul_acc's accumulator fails
-    the cross-core split ("cross-core move destination must be Vec, Mat, Left, or Right"), and
-    FlattenTileNdTo2D refuses a slice of a rank-3 tile, so the product is reshaped first."""
-    ns = ctx.one_of(["pl.", "pl.tile."])
+    """tile.batch_matmul of rank-3 operands (e2d0f78ae only), or batch_matmul then
+    batch_matmul_acc of a second product; one batch of the result, moved to Vec and flattened,
+    joins the value. Measured: [B, M, K] x [B, K, N] from Left/Right; with B = 2 the
+    accumulating form fails the mixed kernel's cross-core split ("cross-core move destination
+    must be Vec, Mat, Left, or Right", no line) while B = 1 passes (and so does B = 2 in a pure
+    AIC function); FlattenTileNdTo2D refuses a slice of a rank-3 tile, so the product is
+    reshaped first."""
+    acc = ctx.one_of([False, True])
+    ns = ctx.one_of(["pl.", "pl.tile."]) if not acc else "pl.tile."
+    batches = "1" if acc else "2"
     dtype = _operand_dtype(ctx)
-    ctx.idioms.append(f"cube_batch_matmul_{dtype}")
-    x = ctx.input(ctx.fresh("bx"), "K", dtype, rows="2, TILE")
-    w = ctx.input(ctx.fresh("bw"), "COLS", dtype, rows="2, K")
+    ctx.idioms.append(f"cube_batch_matmul{'_acc' if acc else ''}_{dtype}")
+    x = ctx.input(ctx.fresh("bx"), "K", dtype, rows=f"{batches}, TILE")
+    w = ctx.input(ctx.fresh("bw"), "COLS", dtype, rows=f"{batches}, K")
     _int_range(ctx, x, dtype)
     _int_range(ctx, w, dtype)
     lm, lt, rm, rt, p = (ctx.fresh(s) for s in ("lm", "lt", "rm", "rt", "p"))
-    ctx.add(f"{lm} = pl.load({x}, [0, 0, 0], [2, TILE, K], target_memory={MAT})")
+    ctx.add(f"{lm} = pl.load({x}, [0, 0, 0], [{batches}, TILE, K], target_memory={MAT})")
     ctx.add(f"{lt} = pl.move({lm}, target_memory={LEFT})")
-    ctx.add(f"{rm} = pl.load({w}, [0, 0, 0], [2, K, COLS], target_memory={MAT})")
+    ctx.add(f"{rm} = pl.load({w}, [0, 0, 0], [{batches}, K, COLS], target_memory={MAT})")
     ctx.add(f"{rt} = pl.move({rm}, target_memory={RIGHT})")
     ctx.add(f"{p} = {ns}batch_matmul({lt}, {rt})")
+    if acc:
+        q = ctx.fresh("q")
+        ctx.add(f"{q} = pl.tile.batch_matmul_acc({p}, {lt}, {rt})")
+        p = q
     flat = ctx.fresh("f")
-    ctx.add(f"{flat} = pl.reshape({_back_to_vec(ctx, p, dtype)}, [2 * TILE, COLS])")
-    half = ctx.one_of(["0", "TILE"])
+    ctx.add(f"{flat} = pl.reshape({_back_to_vec(ctx, p, dtype)}, [{batches} * TILE, COLS])")
+    half = "0" if acc else ctx.one_of(["0", "TILE"])
     ctx.add(f"{ctx.v} = pl.add({ctx.a}, pl.slice({flat}, [TILE, COLS], [{half}, 0]))")
