@@ -44,7 +44,45 @@ class Shard:
     exclude: tuple[str, ...] = ()  # idioms left out (to see what failures they hide)
 
 
-def _hypothesis_run(shard: Shard, on_kernel, shrink: bool):
+# Op-directed selection (NNSmith steers its generator toward operators not yet covered): of the
+# kernels hypothesis draws, a shard judges every one that writes a table op it has not judged
+# yet, and one in SELECT_STRIDE of the others, until it has judged its n. Drawing a kernel
+# takes milliseconds and judging one up to a second, so the rare ops of long op lists are
+# reached within N without any production knowing of coverage. The judged kernels are still
+# hypothesis's, in its order: a replay of the shard (shrinking) draws the same sequence.
+SELECT_STRIDE = 8
+CANDIDATES = 25  # kernels drawn per kernel judged, at most
+
+
+class _Enough(Exception):
+    pass
+
+
+def _selected(shard: Shard, judge, table: set[str]):
+    seen: set[str] = set()
+    drawn, judged = [0], [0]
+
+    def on_kernel(kernel: Kernel) -> None:
+        if judged[0] >= shard.n:
+            raise _Enough
+        drawn[0] += 1
+        ops = kernel.ops() & table
+        if not ops - seen and drawn[0] % SELECT_STRIDE:
+            return
+        judged[0] += 1
+        seen.update(ops)
+        judge(kernel)
+
+    try:
+        _hypothesis_run(shard, on_kernel, shrink=False, examples=shard.n * CANDIDATES)
+    except _Enough:
+        pass
+    except Exception as exc:  # noqa: BLE001 - hypothesis's wrapper of _Enough (a failing example)
+        if not isinstance(getattr(exc, "__cause__", None), _Enough) and "_Enough" not in repr(exc):
+            raise
+
+
+def _hypothesis_run(shard: Shard, on_kernel, shrink: bool, examples: int | None = None):
     from hypothesis import HealthCheck, Phase, given, seed, settings
 
     from .gen import kernels
@@ -56,7 +94,7 @@ def _hypothesis_run(shard: Shard, on_kernel, shrink: bool):
         strategy = strategy.filter(lambda k: not any(i.startswith(shard.exclude) for i in k.idioms))
 
     @seed(shard.seed)
-    @settings(max_examples=shard.n, database=None, phases=phases, deadline=None,
+    @settings(max_examples=examples or shard.n, database=None, phases=phases, deadline=None,
               suppress_health_check=list(HealthCheck), report_multiple_bugs=False)
     @given(strategy)
     def run(kernel: Kernel) -> None:
@@ -78,11 +116,11 @@ def run_shard(shard: Shard) -> dict:
                 ops.update(kernel.ops())
             for v in verdicts:
                 records.append((v.era, v.target, v.category, v.key() if v.category != "accepted" else ""))
-                if v.category not in ("accepted",) and v.key() not in examples:
+                if v.category not in ("accepted", "newer") and v.key() not in examples:
                     examples[v.key()] = {"text": kernel.text, "detail": v.detail, "migrated": v.migrated,
                                          "era": v.era, "target": v.target, "category": v.category}
 
-        _hypothesis_run(shard, on_kernel, shrink=False)
+        _selected(shard, on_kernel, table_ops())
     finally:
         compilers.close()
     return {"shard": shard.__dict__, "records": records, "examples": examples, "ops": dict(ops)}
@@ -116,7 +154,7 @@ def shrink(shard: Shard, key: str, seconds: float, text: str = "") -> Kernel | N
             raise _Found(key)
 
     try:
-        _hypothesis_run(shard, on_kernel, shrink=True)
+        _hypothesis_run(shard, on_kernel, shrink=True, examples=shard.n * CANDIDATES)
     except Exception:  # noqa: BLE001 - _Found, or hypothesis's report of it (flaky, grouped)
         pass
     finally:
@@ -173,7 +211,7 @@ def rejudge() -> int:
         for entry in catalogue():
             kernel = Kernel(entry["era"], (FIXTURES / entry["file"]).read_text(encoding="utf-8"))
             verdict = judge(kernel, entry["target"], compilers)
-            if verdict.category in ("accepted", "marked"):
+            if not verdict.failed:
                 print(f"fixed: {entry['file']}")
                 continue
             entry.update(key=verdict.key(), category=verdict.category,
@@ -201,15 +239,17 @@ def summary(results: list[dict], total_ops: set[str]) -> tuple[list[str], Counte
     for result in results:
         for era, target, category, key in result["records"]:
             by[(era, target)][category] += 1
-            if key and category != "marked":
+            if key and category not in ("marked", "newer"):
                 keys[key] += 1
-    lines = ["era     target   kernels  accepted  marked  silent  verify  internal  second-run  source-refused"]
+    lines = ["era     target   kernels  accepted  marked  newer  silent  verify  internal  second-run  harm  unsaid  "
+             "source-refused"]
     total = Counter()
     for (era, target), c in sorted(by.items()):
         n = sum(c.values()) - c["source-refused"]
         total += c
-        lines.append(f"{era:<7} {target:<8} {n:>7}  {c['accepted']:>8}  {c['marked']:>6}  {c['silent']:>6}  "
-                     f"{c['verify']:>6}  {c['internal']:>8}  {c['second-run']:>10}  {c['source-refused']:>14}")
+        lines.append(f"{era:<7} {target:<8} {n:>7}  {c['accepted']:>8}  {c['marked']:>6}  {c['newer']:>5}  {c['silent']:>6}  "
+                     f"{c['verify']:>6}  {c['internal']:>8}  {c['second-run']:>10}  {c['harm']:>4}  {c['unsaid']:>6}  "
+                     f"{c['source-refused']:>14}")
     covered = set()
     for result in results:
         covered |= set(result["ops"])
@@ -219,7 +259,9 @@ def summary(results: list[dict], total_ops: set[str]) -> tuple[list[str], Counte
         lines.append(f"generator: {total['source-refused']} migrations of kernels their own era's compiler refused (left out)")
     lines.append(f"fuzz: {n} kernels, {total['accepted']} accepted, {total['marked']} marked at the compiler's line, "
                  f"{total['silent']} silent rejections, {total['verify']} verify mismatches, {total['internal']} internal "
-                 f"errors, {total['second-run']} second-run changes; ops covered {len(covered)} of {len(total_ops)}")
+                 f"errors, {total['second-run']} second-run changes, {total['harm']} edits of code the target accepts, "
+                 f"{total['newer']} newer than the target left and said, {total['unsaid']} left unsaid; "
+                 f"ops covered {len(covered)} of {len(total_ops)}")
     return lines, keys
 
 

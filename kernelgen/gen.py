@@ -27,16 +27,20 @@ from hypothesis import strategies as st
 
 from .families import Ctx, focus, for_era
 
-ERAS = ("feb", "mar", "spring")
-TARGETS_OF = {"feb": ("2026-03", "2026-08"), "mar": ("2026-03", "2026-08"), "spring": ("2026-08",)}
+ERAS = ("feb", "mar", "spring", "aug")
+TARGETS_OF = {"feb": ("2026-03", "2026-08"), "mar": ("2026-03", "2026-08"), "spring": ("2026-08",),
+              "aug": ("2026-08", "2026-03")}
 # The compiler that judges a source of that era (None: we have none for that era).
-SOURCE_COMPILER = {"feb": None, "mar": "2026-03", "spring": "2026-05-26"}
+SOURCE_COMPILER = {"feb": None, "mar": "2026-03", "spring": "2026-05-26", "aug": "2026-08"}
 
 FLOATS = ("FP32", "FP16", "BF16")
 WIDE = (256, 2048, 16384)  # [TILE, WIDE] FP32: 4-16 KB, 32-128 KB, 256-1024 KB against Vec's 192 KB
 CAST_THROUGH = ("BF16", "FP16", "INT32", "INT8", "FP32")
 VEC = "pl.MemorySpace.Vec"
 MAT = "pl.MemorySpace.Mat"
+# Statements drawn per body: enough that a thousand kernels reach every op of the tables (an
+# op family draws one op of its list per step), few enough that verify runs in milliseconds.
+STEPS_MIN, STEPS_MAX = 2, 10
 
 
 @dataclass
@@ -112,7 +116,7 @@ def feb_kernel(draw) -> Kernel:
     families = _families("feb")
     inputs: dict = {}
     verify_inputs: dict = {}
-    steps = draw(st.integers(1, 6))
+    steps = draw(st.integers(STEPS_MIN, STEPS_MAX))
     for _ in range(steps):
         kind = draw(st.sampled_from(_kinds(["binary", "scalar", "unary", "rowred", "colexp", "matmul", "cast", "read",
                                      "pieces", "window", "carried", "branch", "rebind", "masked", "reshape",
@@ -324,7 +328,7 @@ def mar_kernel(draw) -> Kernel:
     families = _families("mar")
     inputs: dict = {}
     verify_inputs: dict = {}
-    steps = draw(st.integers(1, 6))
+    steps = draw(st.integers(STEPS_MIN, STEPS_MAX))
     for _ in range(steps):
         kind = draw(st.sampled_from(_kinds(["binary", "scalar", "unary", "rowred", "colexp", "matmul", "cast", "carried",
                                      "branch", "tilens", "rebind", "reshape", "full", "tileread", "namespaced",
@@ -520,7 +524,7 @@ def spring_kernel(draw) -> Kernel:
     families = _families("spring")
     inputs: dict = {}
     verify_inputs: dict = {}
-    steps = draw(st.integers(1, 6))
+    steps = draw(st.integers(STEPS_MIN, STEPS_MAX))
     for _ in range(steps):
         kind = draw(st.sampled_from(_kinds(["binary", "scalar", "unary", "rowred", "colexp", "matmul", "cast", "branch",
                                      "scalarread", "tilecode", "cube"], families)))
@@ -624,7 +628,245 @@ def spring_kernel(draw) -> Kernel:
     return Kernel("spring", text, idioms)
 
 
-STRATEGIES = {"feb": feb_kernel, "mar": mar_kernel, "spring": spring_kernel}
+# ---------------------------------------------------------------------------------------------
+# 2026-08: code the head compiler (e2d0f78ae) accepts as written, `@pl.jit` kernels included
+
+AUG_SHAPES = ("jit_at", "jit_incore", "program_incore", "program_at")
+
+
+@st.composite
+def aug_kernel(draw) -> Kernel:
+    """A kernel written for pypto 2026-08: a `@pl.jit` entry with `pl.at(level=CORE_GROUP)`
+    scopes or calling a `@pl.jit.incore` kernel, or a `@pl.program` class (InCore kernel and
+    Orchestration entry, or an Opaque entry with `pl.at` scopes). The body is tile code (loads,
+    stores, scratch tiles, Mat/Left/Right matmuls) or tensor-level code, which head lowers
+    itself (subscripts or `pl.slice` windows, tensor matmuls with `matmul_acc`, `out[...] = v`).
+    Tensor bodies draw the family productions registered for `aug_tensor`, tile bodies those of
+    `aug`. The migration of such a kernel to 2026-08 is the kernel itself, byte for byte."""
+    s = draw(sizes())
+    xdt = draw(st.sampled_from(FLOATS))
+    wdt = draw(st.sampled_from(("BF16", "FP16")))
+    shape = draw(st.sampled_from(AUG_SHAPES))
+    tensor = draw(st.booleans())
+    subscripts = tensor and draw(st.booleans())
+    era = "aug_tensor" if tensor else "aug"  # whose family productions the body draws
+    split = shape in ("jit_incore", "program_incore")  # the body is a kernel function of its own
+    row0 = "0" if split else "b"
+    body = Lines({"jit_at": 12, "jit_incore": 4, "program_incore": 8, "program_at": 16}[shape])
+    idioms = [shape, "tensor" if tensor else "tile"] + (["subscripts"] if subscripts else [])
+    helpers: set[str] = set()
+    counter = [1]
+
+    def window(t: str, rows: str, cols: str, r0: str, c0: str) -> str:
+        if subscripts:
+            rs = f"{r0}:{r0} + {rows}" if r0 != "0" else f"0:{rows}"
+            cs = ":" if c0 == "0" and cols == "COLS" else f"{c0}:{c0} + {cols}" if c0 != "0" else f"0:{cols}"
+            return f"{t}[{rs}, {cs}]"
+        return f"pl.slice({t}, [{rows}, {cols}], [{r0}, {c0}])"
+
+    def load(t: str, rows: str, cols: str, r0: str, c0: str, mem: str = VEC) -> str:
+        # Vec is load's default at 2026-08: the tutorials leave it out, the library writes it
+        spelled = "" if mem == VEC and draw(st.booleans()) else f", target_memory={mem}"
+        return f"pl.load({t}, [{r0}, {c0}], [{rows}, {cols}]{spelled})"
+
+    def read(t: str, rows: str, cols: str, r0: str, c0: str) -> str:
+        return window(t, rows, cols, r0, c0) if tensor else load(t, rows, cols, r0, c0)
+
+    def ns() -> str:
+        return draw(st.sampled_from(["pl.", "pl.tensor." if tensor else "pl.tile."]))
+
+    def scratch(v: str) -> str:
+        body.add(f"t{v} = pl.create_tile([TILE, COLS], dtype=pl.FP32, target_memory={VEC})")
+        return f"t{v}"
+
+    def pick():
+        return draw(st.sampled_from(names))
+
+    first = read("x", "TILE", "COLS", row0, "0")
+    body.add(f"v0 = {first}" if xdt == "FP32" else f"v0 = pl.cast({first}, target_type=pl.FP32)")
+    names = ["v0"]
+    families = _families(era)
+    inputs: dict = {}
+    verify_inputs: dict = {}
+    uses_wt = [False]
+    steps = draw(st.integers(STEPS_MIN, STEPS_MAX))
+    for _ in range(steps):
+        kind = draw(st.sampled_from(_kinds(["binary", "scalar", "scalarns", "unary", "rowred", "colred", "colexp",
+                                            "matmul", "cast", "carried", "rebound", "branch", "full", "read",
+                                            "helper"], families)))
+        idioms.append(kind)
+        a, b2 = pick(), pick()
+        v = f"v{counter[0]}"
+        counter[0] += 1
+        if kind in families:
+            _produce(families[kind], draw, body, era, a, b2, v, row0, inputs, verify_inputs, idioms)
+        elif kind == "binary":
+            op = draw(st.sampled_from(["add", "sub", "mul", "div", "maximum", "minimum"]))
+            if op == "div":
+                body.add(f"d{v} = {_positive(b2)}")
+                body.add(f"{v} = {ns()}div({a}, d{v})")
+            else:
+                body.add(f"{v} = {ns()}{op}({a}, {b2})")
+        elif kind == "scalar":
+            op = draw(st.sampled_from(["add", "sub", "mul", "div"]))
+            body.add(f"{v} = pl.{op}({a}, {draw(st.sampled_from(['0.5', '2.0', '-1.0', '3.0']))})")
+        elif kind == "scalarns":  # the scalar forms of the namespaces (adds, maximums: new at 2026-08 but for tile's)
+            ops = ["adds", "subs", "muls", "divs"] + (["maximums", "minimums"] if not tensor else [])
+            op = draw(st.sampled_from(ops))
+            idioms[-1] = f"scalarns_{op}"
+            body.add(f"{v} = pl.{'tensor' if tensor else 'tile'}.{op}({a}, {draw(st.sampled_from(['0.5', '2.0', '3.0']))})")
+        elif kind == "unary":
+            op = draw(st.sampled_from(["exp", "neg", "rsqrt", "recip", "sqrt", "log", "abs", "sin", "cos"]))
+            idioms[-1] = f"unary_{op}"
+            if op in ("rsqrt", "recip", "sqrt", "log"):
+                body.add(f"p{v} = {_positive(a)}")
+                body.add(f"{v} = {ns()}{op}(p{v})")
+            elif op == "exp":
+                body.add(f"{v} = {ns()}exp(pl.mul({a}, 0.125))")
+            else:
+                body.add(f"{v} = {ns()}{op}({a})")
+        elif kind == "rowred":
+            red = draw(st.sampled_from(["row_sum", "row_max", "row_min"]))
+            exp = draw(st.sampled_from(["row_expand_sub", "row_expand_add", "row_expand_mul", "row_expand_div",
+                                        "row_expand_max", "row_expand_min"]))
+            src = b2
+            if exp == "row_expand_div":
+                body.add(f"q{v} = {_positive(b2)}")
+                src = f"q{v}"
+            if tensor:
+                body.add(f"r{v} = {ns()}{red}({src})")
+            else:
+                body.add(f"r{v} = {ns()}{red}({src}, {scratch(v)})")
+            body.add(f"{v} = {ns()}{exp}({a}, r{v})")
+        elif kind == "colred":  # column statistics, new at 2026-08
+            red = draw(st.sampled_from(["col_sum", "col_max", "col_min"]))
+            exp = draw(st.sampled_from(["col_expand_sub", "col_expand_add", "col_expand_mul", "col_expand_max",
+                                        "col_expand_min"]))
+            idioms[-1] = f"colred_{red}"
+            if red == "col_sum" and not tensor and draw(st.booleans()):
+                body.add(f"r{v} = {ns()}col_sum({b2}, {scratch(v)})")
+            else:
+                body.add(f"r{v} = {ns()}{red}({b2})")
+            body.add(f"{v} = {ns()}{exp}({a}, r{v})")
+        elif kind == "colexp":
+            op = draw(st.sampled_from(["col_expand_mul", "col_expand_sub", "col_expand_add", "col_expand_div"]))
+            body.add(f"g{v} = {read('gamma', '1', 'COLS', '0', '0')}")
+            if op == "col_expand_div":
+                body.add(f"h{v} = {_positive(f'g{v}')}")
+                body.add(f"{v} = {ns()}col_expand_div({a}, h{v})")
+            else:
+                body.add(f"{v} = {ns()}{op}({a}, g{v})")
+        elif kind == "matmul" and tensor:  # whole windows handed to matmul: head stages them itself
+            trans = draw(st.booleans())
+            uses_wt[0] |= trans
+            idioms[-1] = "matmul_b_trans" if trans else "matmul"
+
+            def rhs(k0: str) -> str:
+                return (window("wt", "COLS", "K", "0", k0) + ", b_trans=True") if trans else window("w", "K", "COLS", k0, "0")
+
+            body.add(f"acc{v} = pl.matmul({window('xb', 'TILE', 'K', row0, '0')}, {rhs('0')}, out_dtype=pl.FP32)")
+            body.add("for k0 in pl.range(K, COLS, K):")
+            body.add(f"acc{v} = pl.matmul_acc(acc{v}, {window('xb', 'TILE', 'K', row0, 'k0')}, {rhs('k0')})", 4)
+            body.add(f"{v} = pl.add({a}, acc{v})")
+        elif kind == "matmul":  # operands through Mat into Left/Right, accumulated in Acc through init_values
+
+            def operands(k0: str, indent: int) -> None:
+                body.add(f"lm = {load('xb', 'TILE', 'K', row0, k0, MAT)}", indent)
+                body.add("lt = pl.move(lm, target_memory=pl.MemorySpace.Left)", indent)
+                body.add(f"rm = {load('w', 'K', 'COLS', k0, '0', MAT)}", indent)
+                body.add("rt = pl.move(rm, target_memory=pl.MemorySpace.Right)", indent)
+
+            operands("0", 0)
+            body.add(f"first{v} = pl.matmul(lt, rt)")
+            body.add(f"for k0, (acc{v},) in pl.range(K, COLS, K, init_values=(first{v},)):")
+            operands("k0", 4)
+            body.add(f"nxt{v} = pl.matmul_acc(acc{v}, lt, rt)", 4)
+            body.add(f"acc{v}_out = pl.yield_(nxt{v})", 4)
+            body.add(f"{v} = pl.add({a}, pl.move(acc{v}_out, target_memory={VEC}))")
+        elif kind == "cast":
+            through = draw(st.sampled_from(("BF16", "FP16", "INT32")))
+            idioms[-1] = f"cast_{through}"
+            body.add(f"c{v} = pl.cast({a}, target_type=pl.{through})")
+            body.add(f"{v} = pl.cast(c{v}, target_type=pl.FP32)")
+        elif kind == "carried":  # the explicit spelling: init_values and yield_
+            body.add(f"for i, (c{v},) in pl.range(2, init_values=({a},)):")
+            body.add(f"n{v} = pl.add(c{v}, 1.0)", 4)
+            body.add(f"c{v}_out = pl.yield_(n{v})", 4)
+            body.add(f"{v} = c{v}_out")
+        elif kind == "rebound":  # the idiomatic spelling: a name re-bound in the loop is carried
+            body.add(f"{v} = pl.mul({a}, 1.0)")
+            body.add("for i in pl.range(2):")
+            body.add(f"{v} = pl.add({v}, {b2})", 4)
+        elif kind == "branch":
+            body.add(f"if {'TILE > 4' if split else 'b == 0'}:")
+            body.add(f"{v} = pl.add({a}, 1.0)", 4)
+            body.add("else:")
+            body.add(f"{v} = pl.sub({a}, 1.0)", 4)
+        elif kind == "full":
+            # `pl.full` makes a Tensor: a tile body names the tile one
+            fn = draw(st.sampled_from(["pl.full", "pl.tensor.full"])) if tensor else "pl.tile.full"
+            body.add(f"f{v} = {fn}([TILE, COLS], dtype=pl.FP32, value=0.5)")
+            body.add(f"{v} = pl.add({a}, f{v})")
+        elif kind == "read" and not tensor:
+            body.add(f"s{v} = pl.tile.read({a}, [0, 0])")
+            body.add(f"{v} = pl.mul({b2}, s{v})")
+        elif kind == "helper" and not shape.startswith("jit"):
+            helpers.add(_helper("Tensor" if tensor else "Tile"))
+            body.add(f"{v} = scale_shift({a})")
+        else:
+            idioms[-1] = "scalar"
+            body.add(f"{v} = pl.mul({a}, 2.0)")
+        names.append(v)
+    last = names[-1]
+    if tensor and draw(st.booleans()):
+        body.add(f"out[{row0}:{row0} + TILE, :] = {last}" if row0 != "0" else f"out[0:TILE, :] = {last}")
+    elif tensor:
+        body.add(f"out = pl.assemble(out, {last}, [{row0}, 0])")
+    elif draw(st.booleans()):
+        body.add(f"out = pl.store({last}, [{row0}, 0], out)")
+    else:
+        body.add(f"pl.store({last}, [{row0}, 0], out)")
+    others = (f"xb: pl.Tensor[[ROWS, COLS], pl.{wdt}], w: pl.Tensor[[COLS, COLS], pl.{wdt}], "
+              + (f"wt: pl.Tensor[[COLS, COLS], pl.{wdt}], " if uses_wt[0] else "")
+              + "gamma: pl.Tensor[[1, COLS], pl.FP32]" + _extra_params(inputs, ", "))
+    passed = "xb, w, " + ("wt, " if uses_wt[0] else "") + "gamma" + "".join(f", {name}" for name in sorted(inputs))
+    full = "pl.Tensor[[ROWS, COLS], pl.FP32]"
+    part = "pl.Tensor[[TILE, COLS], pl.FP32]"
+    params = f"x: pl.Tensor[[ROWS, COLS], pl.{xdt}], {others}, out: pl.Out[{full}]"
+    kparams = f"x: pl.Tensor[[TILE, COLS], pl.{xdt}], {others}, out: pl.Out[{part}]"
+    loop = draw(st.sampled_from(["range", "parallel"]))
+    at = "with pl.at(level=pl.Level.CORE_GROUP" + draw(st.sampled_from([")", ', name_hint="tile_body")'])) + ":"
+    dispatch = ("xs = pl.slice(x, [TILE, COLS], [b, 0])\n"
+                "os = pl.slice(out, [TILE, COLS], [b, 0])\n"
+                f"os = {{callee}}(xs, {passed}, os)\n"
+                "out = pl.assemble(out, os, [b, 0])\n")
+    if shape == "jit_at":
+        functions = (f"@pl.jit\ndef main({params}):\n"
+                     f"    for b in pl.{loop}(0, ROWS, TILE):\n        {at}\n" + body.text() + "    return out\n")
+    elif shape == "jit_incore":
+        functions = (f"@pl.jit.incore\ndef kernel({kparams}):\n" + body.text() + "    return out\n\n\n"
+                     f"@pl.jit\ndef main({params}):\n    for b in pl.{loop}(0, ROWS, TILE):\n"
+                     + _indent(dispatch.format(callee="kernel"), 8) + "    return out\n")
+    elif shape == "program_incore":
+        functions = (f"@pl.program\nclass AugKernel:\n"
+                     f"    @pl.function(type=pl.FunctionType.InCore)\n    def kernel(self, {kparams}) -> {part}:\n"
+                     + body.text() + "        return out\n\n"
+                     f"    @pl.function(type=pl.FunctionType.Orchestration)\n    def main(self, {params}) -> {full}:\n"
+                     f"        for b in pl.{loop}(0, ROWS, TILE):\n"
+                     + _indent(dispatch.format(callee="self.kernel"), 12) + "        return out\n")
+    else:
+        functions = (f"@pl.program\nclass AugKernel:\n"
+                     f"    @pl.function(type=pl.FunctionType.Opaque)\n    def main(self, {params}) -> {full}:\n"
+                     f"        for b in pl.{loop}(0, ROWS, TILE):\n            {at}\n" + body.text() + "        return out\n")
+    text = _module(s, "aug") + "".join(sorted(helpers)) + functions
+    return Kernel("aug", _verify_line(text, verify_inputs), idioms)
+
+
+def _indent(lines: str, n: int) -> str:
+    return "".join(" " * n + line for line in lines.splitlines(True))
+
+
+STRATEGIES = {"feb": feb_kernel, "mar": mar_kernel, "spring": spring_kernel, "aug": aug_kernel}
 
 
 def kernels(era: str | None = None):

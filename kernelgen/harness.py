@@ -11,10 +11,20 @@ Categories of a verdict, in the order they are decided:
 - `second-run`: migrating the migration changes it again;
 - `marked`: refused, but every refusal stands under an open `# pypto-migrate: review` marker;
 - `accepted`: none of the above.
+
+Code written for the target itself (an `aug` kernel at 2026-08, a `mar` one at 2026-03: the
+target's compiler is the source's own and accepted it) must come out byte for byte: any edit
+is `harm`, and nothing else is asked. Code written for a later pypto than the target (an `aug`
+kernel at 2026-03) that uses a `pl` name the target's API lacks must never be moved back: an
+edit other than review markers is `harm`; left so, it is `newer` (a success) when a finding says
+the code is newer than the target, `unsaid` (a failure) when none does. Such a kernel with no
+name of its own era (`pl.exp` of a Tensor in an InCore function reads the same in February) is
+judged as any other migration.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 import traceback
 from dataclasses import dataclass, field
@@ -23,7 +33,10 @@ from . import tool
 from .compilers import CompilerGone, Compilers
 from .gen import SOURCE_COMPILER, Kernel
 
-CATEGORIES = ("accepted", "marked", "silent", "verify", "internal", "second-run", "source-refused")
+CATEGORIES = ("accepted", "marked", "newer", "silent", "verify", "internal", "second-run", "harm", "unsaid",
+              "source-refused")
+SUCCESSES = ("accepted", "marked", "newer", "source-refused")
+NEWER = re.compile(r"later pypto|newer than the target")  # how the tool says code is past the target
 
 
 @dataclass
@@ -38,7 +51,7 @@ class Verdict:
 
     @property
     def failed(self) -> bool:
-        return self.category not in ("accepted", "marked", "source-refused")
+        return self.category not in SUCCESSES
 
     def key(self) -> str:
         """The failure class: category and the message with its numbers and names blurred."""
@@ -90,7 +103,20 @@ def judge(kernel: Kernel, target: str, compilers: Compilers, source: tuple[bool 
     except Exception as exc:  # noqa: BLE001 - the tool's own failure is the finding
         return Verdict(era, target, "internal", f"migrate raised {type(exc).__name__}: {exc}\n{traceback.format_exc(limit=-3)}")
     out = migration.output
-    markers = out.count("# pypto-migrate: review")
+    markers = out.count(tool.REVIEW)
+    if target == SOURCE_COMPILER[era]:  # written for this target, and its compiler accepted it
+        if out != kernel.text:
+            return Verdict(era, target, "harm", _first_change(kernel.text, out), out, markers, migration.said)
+        return Verdict(era, target, "accepted", migrated=out, findings=migration.said)
+    newer = newer_names(kernel.text, target, SOURCE_COMPILER[era])
+    if newer:
+        if tool.without_markers(out) != tool.without_markers(kernel.text):
+            detail = _first_change(tool.without_markers(kernel.text), tool.without_markers(out))
+            return Verdict(era, target, "harm", f"moved back: {detail}", out, markers, migration.said)
+        if not any(NEWER.search(said) for said in migration.said):
+            return Verdict(era, target, "unsaid", f"uses {', '.join(sorted(newer))} of a later pypto; no finding says so",
+                           out, markers, migration.said)
+        return Verdict(era, target, "newer", migrated=out, markers=markers, findings=migration.said)
     verdict = Verdict(era, target, "accepted", migrated=out, markers=markers, findings=migration.errors)
     if compilers.have(target):
         try:
@@ -127,8 +153,51 @@ def judge(kernel: Kernel, target: str, compilers: Compilers, source: tuple[bool 
 def _first_change(a: str, b: str) -> str:
     for i, (x, y) in enumerate(zip(a.splitlines(), b.splitlines()), 1):
         if x != y:
-            return f"line {i}: {x.strip()!r} -> {y.strip()!r}"
+            return f"line {i}: {_edit(x.strip(), y.strip())}"
     return "the line count changed"
+
+
+def _edit(x: str, y: str, context: int = 12) -> str:
+    """What changed in a line, with a little of what stands around it: a long signature line
+    whose annotation changed names its failure class by the change, not by its dtypes."""
+    head = 0
+    while head < min(len(x), len(y)) and x[head] == y[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(x), len(y)) - head and x[len(x) - 1 - tail] == y[len(y) - 1 - tail]:
+        tail += 1
+    start = max(0, head - context)
+    return f"{x[start:len(x) - tail]!r} -> {y[start:len(y) - tail]!r}"
+
+
+def newer_names(text: str, target: str, own: str | None) -> set[str]:
+    """The `pl` members a text uses (`at`, `jit`, `tile.sin`) that the target's API table lacks
+    and the table of the source's own version has: evidence it was written after the target."""
+    if own not in tool.TARGETS or tool.TARGETS.index(own) <= tool.TARGETS.index(target):
+        return set()
+    there, here = tool.api(target), tool.api(own)
+    found = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Call) and node.keywords:
+            # a keyword the target's signature lacks and the source's version has (`b_trans=`)
+            name = ast.unparse(node.func)
+            op = name[3:] if name.startswith("pl.") else ""
+            old, new = there.ops.get(op), here.ops.get(op)
+            for kw in node.keywords:
+                if old is not None and old.params and new is not None and kw.arg \
+                        and kw.arg not in old.params and kw.arg in new.params:
+                    found.add(f"{op}({kw.arg}=)")
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not parts or not isinstance(node, ast.Name) or node.id != "pl":
+            continue
+        parts.reverse()
+        key = ".".join(parts[:2]) if parts[0] in ("tile", "tensor") and len(parts) > 1 else parts[0]
+        if not there.exists(key) and here.exists(key):
+            found.add(key)
+    return found
 
 
 def judge_all(kernel: Kernel, compilers: Compilers) -> list[Verdict]:

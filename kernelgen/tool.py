@@ -17,6 +17,7 @@ from codemods.rulebook.loading import load_api, load_rules
 from codemods.run.runner import Job, migrate_text
 
 TARGETS = ("2026-03", "2026-08")
+REVIEW = "# pypto-migrate: review"
 
 
 @lru_cache(maxsize=4)
@@ -33,6 +34,7 @@ def api(step: str = "2026-03"):
 class Migration:
     output: str
     errors: list[str] = field(default_factory=list)  # the strict check's errors and the engine's own
+    said: list[str] = field(default_factory=list)  # every finding's message, review markers' included
 
 
 def migrate(text: str, target: str) -> Migration:
@@ -40,7 +42,7 @@ def migrate(text: str, target: str) -> Migration:
     internal error of the tool, left to the caller to count)."""
     result = migrate_text(text, job(target))
     errors = [f"{f.line}: {f.message}" for f in result.findings if getattr(f, "level", "") == "error"]
-    return Migration(result.output, errors)
+    return Migration(result.output, errors, [f"{f.line}: {f.message}" for f in result.findings])
 
 
 def verify(original: str, migrated: str, target: str, seed: int = 0) -> tuple[bool, str]:
@@ -52,3 +54,8 @@ def verify(original: str, migrated: str, target: str, seed: int = 0) -> tuple[bo
 def marked(text: str, line: int) -> bool:
     """Whether an open `# pypto-migrate: review` marker stands at that line (or right above its statement)."""
     return under_review_marker(text, line)
+
+
+def without_markers(text: str) -> str:
+    """The text less its open review markers: what a migration that only flagged leaves as it was."""
+    return "".join(line for line in text.splitlines(True) if not line.lstrip().startswith(REVIEW))

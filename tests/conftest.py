@@ -61,12 +61,12 @@ PINNED = steps()[0]  # the step whose fixtures the CLI's tests were written on
 
 
 def pinned(args) -> list[str]:
-    """`args` of a `run`, `check` or `verify` with `--target` of the first step added where
+    """`args` of a `run`, `check`, `verify` or `report` with `--target` of the first step added where
     they name none: the suite's tests of the command line were written on that step's fixtures
     (fixtures/2026-03/before, fixtures/2026-03/after), as a user who pins c39 runs them. The default target, the
     newest step, has tests of its own (tests/test_steps.py), which pass pin=False."""
     args = [str(a) for a in args]
-    if args and args[0] in ("run", "check", "verify") and not {"--target", "--from"} & set(args) \
+    if args and args[0] in ("run", "check", "verify", "report") and not {"--target", "--from"} & set(args) \
             and not any(a.startswith("--target=") for a in args):
         return [args[0], "--target", PINNED, *args[1:]]
     return args

@@ -82,3 +82,23 @@ def test_edge_capacity_by_hand(api):
     (kernel,) = rep.kernels
     assert [u.space for u in kernel.usage if u.over] == ["Right"]
     assert "OVER" in rep.text() and "K_CHUNK=512, Q_OUT_CHUNK=128" in rep.text()
+
+
+def test_report_holds_needs_against_the_targets_limits(tmp_path):
+    """e2d0f78ae has 8 KB less Vec than c39: the default target's limit is the newest's, and
+    --target pins the older one; the needs themselves are the same model's."""
+    from codemods.rulebook.loading import load_api, newest_step, oldest_step
+
+    path = tmp_path / "k.py"
+    path.write_text(
+        "import pypto.language as pl\n\n\n@pl.program\nclass P:\n    @pl.function(type=pl.FunctionType.InCore)\n"
+        "    def k(self, x: pl.Tensor[[64, 1024], pl.FP32], out: pl.Out[pl.Tensor[[64, 1024], pl.FP32]]) "
+        "-> pl.Tensor[[64, 1024], pl.FP32]:\n"
+        "        t = pl.load(x, [0, 0], [64, 1024], target_memory=pl.MemorySpace.Vec)\n"
+        "        out = pl.store(t, [0, 0], out)\n        return out\n", encoding="utf-8")
+    newest = CliRunner().invoke(main, ["report", "--format", "json", str(path)])
+    oldest = CliRunner().invoke(main, ["report", "--format", "json", "--target", oldest_step(), str(path)])
+    vec = [next(rec for rec in json.loads(r.output) if rec["space"] == "Vec") for r in (newest, oldest)]
+    assert vec[0]["limit"] == load_api(None, newest_step()).memory_limits["Vec"] == 188416
+    assert vec[1]["limit"] == load_api(None, oldest_step()).memory_limits["Vec"] == 196608
+    assert vec[0]["bytes"] == vec[1]["bytes"] == 64 * 1024 * 4

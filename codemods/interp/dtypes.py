@@ -48,6 +48,13 @@ DTYPES["FP8"] = DTYPES["FP8E4M3FN"]
 DTYPES["INDEX"] = DTYPES["INT64"]
 
 
+def wider(a: DType, b: DType) -> DType:
+    """The dtype of a two-operand op whose operands differ only in float width (BF16 and FP32: FP32)."""
+    if a == b or not (a.is_float and b.is_float):
+        return a
+    return b if b.np.itemsize > a.np.itemsize else a
+
+
 def of(array: np.ndarray) -> DType:
     for d in DTYPES.values():
         if d.np == array.dtype:

@@ -16,6 +16,7 @@ import os
 import re
 import shlex
 import sys
+import types
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -24,7 +25,7 @@ import numpy as np
 from . import dtypes as D
 from . import versions
 from .language import Spec, build, installed
-from .ops import Machine
+from .ops import OLD, Machine
 from .sources import CannotLoad, NotAKernel, SetupError, SizeError, builders, module_names, override_constants
 from .values import KernelError, Tensor, active, kind
 
@@ -85,6 +86,8 @@ class Program:
 
 def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
     tree = override_constants(ast.parse(text, path), settings.sets, path)
+    if machine.profile == OLD and _predates(tree, machine.api):
+        machine.predates = True
     builder = _builder(tree)
     called = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self"}
     if builder is not None:
@@ -93,13 +96,21 @@ def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
     ast.fix_missing_locations(tree)
     namespace = {"__name__": "pypto_migrate_kernel", "__file__": path, ANNOTATED: partial(_annotated, machine),
                  **versions.helpers(machine)}
-    with installed(build(machine)), active(machine), _neighbours(path):
-        try:
-            exec(compile(tree, path, "exec", dont_inherit=True), namespace)  # not our __future__ flags
-        except KernelError:
-            raise
-        except Exception as exc:
-            raise CannotLoad(f"{path}: executing the module failed: {type(exc).__name__}: {exc}") from exc
+    with installed(build(machine)), active(machine), _neighbours(path), _absent_modules() as absent:
+        code = compile(tree, path, "exec", dont_inherit=True)  # not our __future__ flags
+        fresh = dict(namespace)
+        while True:
+            try:
+                exec(code, namespace)
+                break
+            except KernelError:
+                raise
+            except ModuleNotFoundError as exc:
+                if not absent.stand_in(exc.name):
+                    raise CannotLoad(f"{path}: executing the module failed: {type(exc).__name__}: {exc}") from exc
+                namespace = dict(fresh)
+            except Exception as exc:
+                raise CannotLoad(f"{path}: executing the module failed: {type(exc).__name__}: {exc}") from exc
         if builder is not None:
             fn = namespace[builder]
             params = inspect.signature(fn).parameters
@@ -138,6 +149,51 @@ def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
             raise SetupError(f"{path}: parameter {name} has no pl.Tensor or pl.Scalar annotation to make an input from")
         specs[name] = param.annotation
     return Program(entry, specs, machine, namespace)
+
+
+def _predates(tree: ast.Module, api) -> bool:
+    """Does old code call a `pl.` name the oldest step's table lists removed (`pl.view`)? Then it
+    was written for the pypto before that step, whose meaning differs (see `Machine.predates`)."""
+    return any(isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "pl"
+               and api.lists_removed(n.attr) for n in ast.walk(tree))
+
+
+class _Absent(types.ModuleType):
+    """A module this Python lacks (torch, for a kernel file's test harness), imported by the
+    kernel file: any use of it says so, and nothing that does not use it is stopped by it."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise CannotLoad(f"{self.__name__}.{name}: {self.__name__} is not installed here (verify runs the kernel "
+                         "without it; this file uses it where the kernel is built or run)")
+
+
+class _AbsentModules:
+    MOST = 4  # stand-ins for one file, at most
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def stand_in(self, name: str | None) -> bool:
+        """Bind a stand-in for a missing top-level module, once; False where none may stand in."""
+        top = (name or "").split(".")[0]
+        if not top or top == "pypto" or top in self.names or len(self.names) >= self.MOST or "." in (name or ""):
+            return False
+        self.names.append(top)
+        sys.modules[top] = _Absent(top)
+        return True
+
+
+@contextlib.contextmanager
+def _absent_modules():
+    absent = _AbsentModules()
+    try:
+        yield absent
+    finally:
+        for name in absent.names:
+            if isinstance(sys.modules.get(name), _Absent):
+                del sys.modules[name]
 
 
 @contextlib.contextmanager

@@ -1,13 +1,11 @@
-"""Index gathers and scatters of tensors, and the tensor markers that change no value.
+"""Scatters, row gathers from global memory, and the tensor markers that change no value
+(the gathers of one tile or tensor are sort_ops').
 
 Semantics from the compilers' docstrings (2026-05-26 and e2d0f78ae):
-- `tensor.gather(input, dim=-1, index=...)`: out[b, k] = input[b, index[b, k]] (rank 2, last
-  axis; the index INT32, its shape the input's but on the last axis);
 - `tensor.scatter(input, dim=-1, index=..., src=...)`: a copy of input with
   out[b, index[b, k]] = src[b, k] (index shaped like src; a repeated index keeps the last write);
 - `tensor.no_dep` / `tensor.dump_tag`: the tensor itself (dependency tracking and dump marks).
-- `tile.gather(src, indices, tmp)`: dst[i, j] = src.flat[indices[i, j]]; `tile.scatter(dst, src,
-  indexes)`: a copy of dst with dst.flat[indexes[i, j]] = src[i, j];
+- `tile.scatter(dst, src, indexes)`: a copy of dst with dst.flat[indexes[i, j]] = src[i, j];
 - `scatter_update(input, -2, index, src)`: input[index[i, j], :] = src[i * s + j, :] for an index
   [b, s] and a src [b * s, d] (the 2-D form);
 - `tile.mscatter(src, idx, tensor)`: tensor.flat[idx[i, j]] = src[i, j], the tensor written;
@@ -16,7 +14,7 @@ Semantics from the compilers' docstrings (2026-05-26 and e2d0f78ae):
   of src at src_offset written at dst_offset;
 - `paged_gather(src, indices, block_table, block_size, size, max_indices)`: rows of a paged pool
   through its block table; `tile.gatherb(src, offset)`: 32-byte blocks of src by byte offset.
-The mask and compare forms are sort_ops' gather_mask, scatter_mask and gather_compare.
+The mask form of scatter is merge_ops' scatter_mask.
 """
 
 from __future__ import annotations
@@ -26,7 +24,7 @@ from functools import partial
 import numpy as np
 
 from . import dtypes as D
-from . import sort_ops
+from . import merge_ops
 from .ops import Machine
 from .values import KernelError, Tensor, Tile, array_of
 
@@ -47,35 +45,11 @@ def _index(op: str, index, rows: int, bound: int) -> np.ndarray:
     return idx.astype(np.int64)
 
 
-def _tensors(m: Machine, op: str, named: dict) -> None:
-    m._kernel_local(op, list(named.values()))
-    if m.strict:
-        for name, value in named.items():
-            if not isinstance(value, Tensor):
-                raise KernelError(f"tensor.{op} conversion: {name} must be TensorType, got {type(value).__name__}Type")
-
-
-def gather(m: Machine, input, dim=None, index=None, *, mask_pattern=None, output_dtype=None, **kw):
-    if mask_pattern is not None:
-        return sort_ops.gather_mask(m, input, mask_pattern, output_dtype=output_dtype)
-    if kw.get("kvalue") is not None:
-        return sort_ops.gather_compare(m, input, kw.pop("kvalue"), **kw)
-    if index is None:
-        raise KernelError("pl.gather needs dim and index, mask_pattern, or kvalue")
-    _last_axis("gather", dim)
-    # the 2026-05 lowering takes both from global memory (measured: "input must be TensorType")
-    _tensors(m, "gather", {"input": input, "index": index})
-    src = array_of(input)
-    idx = _index("gather", index, src.shape[0], src.shape[1])
-    out = np.take_along_axis(src, idx, axis=1)
-    return m._result(input, out.astype(src.dtype))
-
-
 def scatter(m: Machine, input, dim=None, index=None, src=None, *, mask_pattern=None, dst=None):
     if mask_pattern is not None:
         if dst is None:
             raise KernelError("pl.scatter: the mask form needs dst=")
-        return sort_ops.scatter_mask(m, dst, input, mask_pattern)
+        return merge_ops.scatter_mask(m, dst, input, mask_pattern)
     if index is None or src is None:
         raise KernelError("pl.scatter index form requires dim, index and src")
     _last_axis("scatter", dim)
@@ -100,15 +74,8 @@ def _flat_index(op: str, index, size: int) -> np.ndarray:
     return idx.astype(np.int64)
 
 
-def tile_gather(m: Machine, src, indices, tmp):
-    sort_ops._enter(m, "gather", [src, indices, tmp])
-    data = array_of(src)
-    idx = _flat_index("gather", indices, data.size)
-    return m._result(src, data.reshape(-1)[idx])
-
-
 def tile_scatter(m: Machine, dst, src, indexes):
-    sort_ops._enter(m, "scatter", [dst, src, indexes])
+    merge_ops._enter(m, "scatter", [dst, src, indexes])
     base, values = array_of(dst), array_of(src)
     idx = _flat_index("scatter", indexes, base.size)
     if idx.shape != values.shape:
@@ -129,8 +96,7 @@ def scatter_update(m: Machine, input, *args, **kw):
     src = kw.pop("src", rest.pop(0) if rest else None)
     if index is None or src is None or int(dim if dim is not None else -2) not in (-2, 0):
         raise KernelError("scatter_update(input, dim=-2, index, src): the 2-D form is the one modelled")
-    sort_ops._same_kind(m, "scatter_update", [input, src])
-    sort_ops._enter(m, "scatter_update", [input, index, src])
+    merge_ops._enter(m, "scatter_update", [input, index, src])
     base, values = array_of(input), array_of(src)
     idx = _flat_index("scatter_update", index, base.shape[0])
     if base.ndim != 2 or idx.ndim != 2 or values.shape != (idx.size, base.shape[1]):
@@ -143,7 +109,7 @@ def scatter_update(m: Machine, input, *args, **kw):
 
 
 def mscatter(m: Machine, src, idx, output_tensor):
-    sort_ops._enter(m, "mscatter", [src, idx])
+    merge_ops._enter(m, "mscatter", [src, idx])
     if m.strict and not (isinstance(src, Tile) and isinstance(output_tensor, Tensor)):
         raise KernelError("tile.mscatter scatters a Tile into a Tensor")
     flat_idx = _flat_index("mscatter", idx, output_tensor.data.size)
@@ -160,7 +126,7 @@ def mgather(m: Machine, mem, idx, coalesce="row", *, gather_oob="undefined", tar
             valid_shape=None):
     if coalesce not in ("row", 0) or gather_oob not in ("undefined", 0) or str(target_memory).rsplit(".", 1)[-1] != "Vec":
         raise KernelError("tile.mgather: only the row gather into Vec is modelled by the interpreter")
-    sort_ops._enter(m, "mgather", [idx])
+    merge_ops._enter(m, "mgather", [idx])
     m._in_kernel("mgather")
     rows = _flat_index("mgather", idx, mem.shape[0])
     if rows.ndim != 2 or rows.shape[1] != 1:
@@ -214,7 +180,7 @@ def paged_gather(m: Machine, src, indices, block_table, block_size, size, max_in
 def gatherb(m: Machine, src, offset, *, output_dtype=None):
     """Each UINT32 byte offset picks the 32-byte block of src's bytes there (a multiple of 32);
     one offset column gives 32 / sizeof(output_dtype) elements."""
-    sort_ops._enter(m, "gatherb", [src, offset])
+    merge_ops._enter(m, "gatherb", [src, offset])
     data = np.ascontiguousarray(array_of(src))
     out_type = (output_dtype or D.of(data)).np
     raw = data.view(np.uint8).reshape(-1)
@@ -233,12 +199,12 @@ def marker(m: Machine, op: str, tensor):
 
 
 def install(pl, m: Machine) -> None:
-    ops = {"gather": partial(gather, m), "scatter": partial(scatter, m),
+    ops = {"scatter": partial(scatter, m),
            "no_dep": partial(marker, m, "no_dep"), "dump_tag": partial(marker, m, "dump_tag")}
     for name, fn in ops.items():
         setattr(pl.tensor, name, fn)
         setattr(pl, name, fn)
-    tile = {"gather": tile_gather, "scatter": tile_scatter, "scatter_update": scatter_update, "mscatter": mscatter,
+    tile = {"scatter": tile_scatter, "scatter_update": scatter_update, "mscatter": mscatter,
             "mgather": mgather, "gather_row": gather_row, "gatherb": gatherb}
     pl.tensor.paged_gather = pl.paged_gather = partial(paged_gather, m)
     pl.gatherb = partial(gatherb, m)

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from functools import partial
 
 from . import dtypes as D
-from . import crosscore_ops, cube_ops, gather_ops, more_ops, sort_ops, stores
+from . import coverage_ops, crosscore_ops, cube_ops, elementwise_ops, gather_ops, merge_ops, more_ops, movement_ops
+from . import reduce_ops, stores
 from . import versions
 from .ops import Machine
 from .values import KernelError, Tile, kind
@@ -173,14 +174,18 @@ def build(machine: Machine) -> types.ModuleType:
     pl.tile = _namespace(m, "Tile", TILE_OPS)
     pl.tile.read = partial(_read, m, "tile.read")
     more_ops.install(pl, pl.tile, m)
-    cube_ops.install(pl, m)
-    gather_ops.install(pl, m)
-    sort_ops.install(pl, m)
-    crosscore_ops.install(pl, m)
+    movement_ops.install(pl, m)
     stores.install(pl, m)
     if not m.strict:  # the old name of pl.tile, gone before the target version
         pl.block = pl.tile
     versions.install(pl, m)
+    elementwise_ops.install(pl, m)
+    reduce_ops.install(pl, m)
+    coverage_ops.install(pl, m)
+    cube_ops.install(pl, m)
+    gather_ops.install(pl, m)
+    merge_ops.install(pl, m)
+    crosscore_ops.install(pl, m)
     return pl
 
 

@@ -50,6 +50,8 @@ class MemoryOps:
             self._same_kernel("slice", [x])
         if drop_dims and not self.head:
             raise KernelError("slice() got an unexpected keyword argument 'drop_dims'")
+        if valid_shape is not None and not drop_dims and _past_the_end(x.shape, shape, offset):
+            return self._padded_slice(x, shape, offset, valid_shape)
         index = window(x.shape, shape, offset, f"pl.slice of {getattr(x, 'name', 'a value')}")
         squeeze = len(offset) - len(shape)
         valid = tuple(int(v) for v in valid_shape) if valid_shape is not None else inherited_valid(x, index, squeeze)
@@ -67,6 +69,19 @@ class MemoryOps:
             return self._tile(squeeze_lead(data, squeeze).copy(), x.space, valid)
         return Tensor(squeeze_lead(data, squeeze), squeeze_lead(written, squeeze), x.name, valid, x.kernel)
 
+    def _padded_slice(self, x, shape, offset, valid_shape):
+        """A window that passes the end of its tensor where only its valid region is read (a
+        weight of 24 rows sliced as 32 with valid_shape [24, K]): the rows past the end are
+        padding, whatever memory holds there, and the result a copy, not a view."""
+        valid = tuple(int(v) for v in valid_shape)
+        index = window(x.shape, valid, offset, f"pl.slice of {getattr(x, 'name', 'a value')} (its valid region)")
+        self.masked = True
+        data = self.uninitialised(shape, dtype_of(x))
+        data[tuple(slice(0, v) for v in valid)] = x.data[index]
+        if isinstance(x, Tile):
+            return self._tile(data, x.space, valid)
+        return Tensor(data, np.zeros(data.shape, dtype=bool), x.name, valid, x.kernel)
+
     def load(self, tensor, offsets, shapes, valid=None, target_memory="Vec", valid_shapes=None, transpose=False,
              valid_shape=None):
         # The parser hands positional arguments to the IR op in its order, not in the stub's (the
@@ -79,7 +94,7 @@ class MemoryOps:
         if self.head and (valid_shapes is not None or transpose):
             raise KernelError("pl operation 'load': load() got an unexpected keyword argument "
                               f"'{'valid_shapes' if valid_shapes is not None else 'transpose'}'")
-        if not self.head and valid_shape is not None:
+        if self.strict and not self.head and valid_shape is not None:  # the old profile runs e2d0f78ae's originals too
             raise KernelError("load() got an unexpected keyword argument 'valid_shape' (the strict API says valid_shapes)")
         valid_shapes = valid_shape if valid_shape is not None else valid_shapes
         self._dispatch("load", [tensor])
@@ -87,25 +102,45 @@ class MemoryOps:
         if self.strict and len(offsets) != len(shapes):
             raise KernelError(f"Error in tile operation 'load': offsets and shapes must have same number of dimensions, "
                               f"got {len(offsets)} offsets and {len(shapes)} shapes")
+        valid = tuple(int(v) for v in valid_shapes) if valid_shapes is not None else None
+        if valid is not None and _past_the_end(tensor.shape, shapes, offsets):
+            # only the valid region is read (TLOAD's valid shape): the rest of the tile is padding
+            inside = tensor.window(valid, offsets, "pl.load (its valid region)")
+            data = self.uninitialised(shapes, tensor.dtype)
+            data[tuple(slice(0, v) for v in valid)] = tensor.data[inside]
+            return self._tile(data, space_of(target_memory), valid)
         index = tensor.window(shapes, offsets, "pl.load")
         data = tensor.data[index].copy()
-        valid = tuple(int(v) for v in valid_shapes) if valid_shapes is not None else None
         if valid is not None:  # the rows and columns outside the valid region hold whatever was there
             pad = np.ones(data.shape, dtype=bool)
             pad[tuple(slice(0, v) for v in valid)] = False
             data[pad] = self.uninitialised(data.shape, tensor.dtype)[pad]
         return self._tile(data, space_of(target_memory), valid)
 
-    def store(self, tile, offsets, output_tensor):
+    def store(self, tile, offsets, output_tensor, *old_form):
+        if old_form:  # the old four-argument store(tile, offsets, shapes, output): a window of the tile
+            if self.strict or len(old_form) != 1:
+                raise KernelError(f"store() takes 3 positional arguments but {3 + len(old_form)} were given")
+            shapes, output_tensor = [int(s) for s in output_tensor], old_form[0]
+            if len(shapes) != len(tile.shape) or any(s > n for s, n in zip(shapes, tile.shape)):
+                raise KernelError(f"pl.store of a {shapes} window of a {list(tile.shape)} tile: it reaches past the "
+                                  "tile, whose buffer the interpreter does not model")
+            tile = Tile(tile.data[tuple(slice(0, s) for s in shapes)], tile.space, tile.kernel, tile.valid, tile.name)
         self._dispatch("store", [tile, offsets, output_tensor])
         self._in_kernel("store")
         self._same_kernel("store", [tile])
         if self.strict and len(offsets) != tile.data.ndim:
             raise KernelError(f"pl.store of a rank-{tile.data.ndim} tile at rank-{len(offsets)} offsets: reshape the tile "
                               "to the target's rank first")
-        index = output_tensor.window(tile.shape, offsets, "pl.store")
+        data = tile.data
+        if tile.valid is not None and len(tile.valid) == data.ndim:
+            # TSTORE writes the tile's valid region: a [16, 8] tile of valid [16, 4] fits a [.., 4] tensor
+            data = data[tuple(slice(0, max(0, int(v))) for v in tile.valid)]
+            if 0 in data.shape:
+                return output_tensor
+        index = output_tensor.window(data.shape, offsets, "pl.store")
         region = output_tensor.data[index]
-        region[...] = D.cast(tile.data.reshape(region.shape), output_tensor.dtype)
+        region[...] = D.cast(data.reshape(region.shape), output_tensor.dtype)
         output_tensor.written[index] = True
         return output_tensor
 
@@ -146,3 +181,11 @@ class MemoryOps:
             raise KernelError(f"pl.{op} at {list(idx)} is out of bounds of {list(a.shape)}")
         value = a[idx]
         return float(value) if dtype_of(x).is_float else int(value)
+
+
+def _past_the_end(full, shape, offset) -> bool:
+    """Does a window of the tensor's rank reach past its end (and nothing else is wrong with it)?"""
+    if len(shape) != len(offset) or len(offset) != len(full):
+        return False
+    return any(int(o) + int(s) > n for o, s, n in zip(offset, shape, full)) and all(
+        int(o) >= 0 and int(s) > 0 for o, s in zip(offset, shape))

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..rulebook.loading import ApiTable
 from . import dtypes as D
+from .coverage_ops import cast_mode, convert
 from .memory import MemoryOps
 from .values import KernelError, Tensor, Tile, kind, type_name, array_of, as_f32, dtype_of, valid_of
 
@@ -26,8 +27,12 @@ OLD, STRICT, HEAD = "old", "strict", "head"  # HEAD: also what the newest versio
 class Machine(MemoryOps):
     """One run of one kernel file: its profile, its uninitialised memory, its kernel regions."""
 
-    def __init__(self, profile: str, api: ApiTable, seed: int, poison: str = "garbage") -> None:
+    def __init__(self, profile: str, api: ApiTable, seed: int, poison: str = "garbage", predates: bool = False) -> None:
         self.profile, self.api, self.poison = profile, api, poison
+        # old code written before the oldest step (it calls what that step's table lists removed,
+        # pl.view): there pl.matmul in a kernel region was the tile op whatever its operands, its
+        # product FP32 (in orchestration it was the tensor op, as the 2026-03 step keeps it)
+        self.predates = predates
         self.rng = np.random.default_rng(seed)
         self.kernel: object | None = None  # the kernel instance running now; None in orchestration
         self.auto = 0  # depth of pl.auto_incore()
@@ -140,7 +145,17 @@ class Machine(MemoryOps):
         family = self._dispatch(op, [lhs, rhs])
         self._enter_op(op, family, [lhs, rhs])
         a, b = array_of(lhs), array_of(rhs)
+        if isinstance(rhs, (Tensor, Tile)):
+            try:
+                np.broadcast_shapes(a.shape, b.shape)
+            except ValueError:  # the compilers' words (2026-05-26, e2d0f78ae)
+                raise KernelError(f"The operator {family}.{op} requires compatible shapes, but got {list(a.shape)} and "
+                                  f"{list(b.shape)}") from None
         dtype = dtype_of(lhs)
+        if isinstance(rhs, (Tensor, Tile)) or (family == "tensor" and isinstance(rhs, float)):
+            # BF16 with FP32 is FP32, and a tensor op takes a float as an FP32 scalar (measured at
+            # c39, 2026-05 and e2d0f78ae; a tile op of a scalar keeps its dtype from 2026-05 on)
+            dtype = D.wider(dtype, dtype_of(rhs))
         if dtype.is_float:
             a, b = a.astype(np.float32) if isinstance(a, np.ndarray) else np.float32(a), as_f32(b)
         else:
@@ -189,15 +204,14 @@ class Machine(MemoryOps):
         return self._result(x, D.cast(out, dtype_of(x)), valid_of(x))
 
     def cast(self, x, target_type, mode="round"):
-        if mode not in ("round", "rint"):  # to nearest, ties to even: all the interpreter models
-            raise KernelError(f"pl.cast mode={mode!r} is not modelled by the interpreter (only round/rint)")
+        cast_mode(mode)
         if not isinstance(x, (Tensor, Tile)):  # a scalar: pl.cast(i, pl.INT32)
             return float(x) if target_type.is_float else int(x)
         if self.head and x.dtype == target_type:
             raise KernelError(f"tile.cast: target_type {target_type} equals input dtype; same-dtype cast is not a valid operation")
         family = self._dispatch("cast", [x])
         self._enter_op("cast", family, [x])
-        return self._result(x, D.cast(array_of(x), target_type), valid_of(x))
+        return self._result(x, convert(array_of(x), dtype_of(x), target_type, mode), valid_of(x))
 
     def _enter_op(self, op: str, family: str, args) -> None:
         if family == "tile":
@@ -218,7 +232,8 @@ class Machine(MemoryOps):
             raise KernelError(f"pl.{op} needs a {list(want)} vector for a {list(a.shape)} tile, got {list(v.shape)}")
         with np.errstate(all="ignore"):
             out = {"mul": a * v, "div": a / v, "add": a + v, "sub": a - v}[op.rsplit("_", 1)[1]]
-        return self._result(x, D.cast(out, dtype_of(x)), valid_of(x))
+        # of a BF16 value and an FP32 vector, FP32 (measured: tile and tensor forms at c39, 2026-05, e2d0f78ae)
+        return self._result(x, D.cast(out, D.wider(dtype_of(x), dtype_of(vec))), valid_of(x))
 
     def reduce(self, op: str, x, tmp_tile=None):
         family = self._dispatch(op, [x] + ([tmp_tile] if tmp_tile is not None else []))
@@ -266,9 +281,8 @@ class Machine(MemoryOps):
                         raise KernelError(f"tile.matmul reads its {'left' if want == 'Left' else 'right'} operand from {want}, "
                                           f"but it is in {t.space}: pl.move it there")
         out, valid = _product(lhs, rhs, a_trans, b_trans)
-        # the cube unit accumulates integers in INT32 (the table's dtype rule "matmul")
-        integer = family == "tile" and not dtype_of(lhs).is_float
-        dtype = out_dtype or D.DTYPES["INT32" if integer else "FP32"]
+        in_region = self.kernel is not None or self.auto > 0
+        dtype = out_dtype or _product_dtype("tile" if self.predates and in_region else family, lhs)
         return self._result(lhs, D.cast(out, dtype), valid, space="Acc")
 
     def matmul_acc(self, acc, lhs, rhs, a_trans=False, b_trans=False):
@@ -304,17 +318,31 @@ class Machine(MemoryOps):
         return Tensor(a, np.swapaxes(x.written, int(axis1), int(axis2)), x.name, kernel=x.kernel)
 
 
+def _product_dtype(family: str, lhs) -> D.DType:
+    """Without out_dtype, a tensor matmul keeps its left operand's dtype (measured at c39, the
+    2026-05 compiler and e2d0f78ae: BF16 operands give a BF16 Tensor); a tile one lands in Acc
+    as FP32, of integers as INT32."""
+    if family == "tensor":
+        return dtype_of(lhs)
+    return D.DTYPES["FP32"] if dtype_of(lhs).is_float else D.DTYPES["INT32"]
+
+
 def _product(lhs, rhs, a_trans: bool, b_trans: bool):
     """The matrix product in float64, and its valid region. The hardware sums in FP32; a float64
     sum rounded once does not depend on the order of the sum, which BLAS picks per processor
     (OpenBLAS chooses its kernel by CPU) and which a K split changes: an FP32 sum's last bits,
     cast on to BF16, would make two equivalent kernels differ on one machine and not another."""
     a, b = array_of(lhs).astype(np.float64), array_of(rhs).astype(np.float64)
-    a, b = (a.T if a_trans and a.ndim == 2 else a), (b.T if b_trans and b.ndim == 2 else b)
-    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
+    a, b = (np.swapaxes(a, -1, -2) if a_trans and a.ndim >= 2 else a), (np.swapaxes(b, -1, -2) if b_trans and b.ndim >= 2 else b)
+    # rank 3: a batched product over the leading axis (e2d0f78ae types [1, M, K] @ [1, K, N] as [1, M, N])
+    batched = a.ndim in (2, 3) and b.ndim in (2, 3) and 3 in (a.ndim, b.ndim) and (
+        a.ndim == 2 or b.ndim == 2 or a.shape[0] == b.shape[0])
+    if not (a.ndim == b.ndim == 2 or batched) or a.shape[-1] != b.shape[-2]:
         raise KernelError(f"pl.matmul of {list(a.shape)} by {list(b.shape)}")
-    out = a @ b
+    out = np.matmul(a, b)
     lv, rv = valid_of(lhs), valid_of(rhs)
     lv, rv = (lv[::-1] if lv and a_trans else lv), (rv[::-1] if rv and b_trans else rv)
+    if out.ndim != 2 and (lv or rv):
+        raise KernelError("a batched pl.matmul of masked operands (valid_shape) is not modelled by the interpreter")
     valid = (lv[0] if lv else out.shape[0], rv[1] if rv else out.shape[1]) if (lv or rv) else None
     return out, valid

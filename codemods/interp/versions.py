@@ -11,7 +11,7 @@ Checked with both compilers (c39fe714a for the old and 2026-03 profiles, e2d0f78
 - a written Tensor parameter that is not `pl.Out`/`pl.InOut` is not copied back to the host
   at 2026-08 (it reads back as zeros; see `execute.run`); an `Out` one is not copied in.
 - ops: `pl.incore`/`pl.auto_incore`/`chunk=` are gone (`pl.at`), `row_expand(target, vec)`,
-  axis reductions gone (`row_*`/`col_*`), `rem`/`rems`/`sel` take a scratch tile, same-dtype
+  axis reductions gone (`row_*`/`col_*`), same-dtype
   casts are rejected, `valid_shapes=` is `valid_shape=`, `maxs`/`mins` are
   `maximums`/`minimums`, loop indices must be cast before a tile op takes them; `move` takes
   a destination layout (`blayout=`, `slayout=`: `pl.TileLayout`), which moves no value.
@@ -144,11 +144,6 @@ def install(pl, m) -> None:
     old_expand = getattr(pl, "row_expand", None)
     pl.row_expand = lambda *a, **k: _row_expand(m, *a, **k)
     del old_expand
-    pl.rem = pl.tile.rem = lambda a, b, tmp=None: _rem(m, a, b, tmp)
-    pl.rems = pl.tile.rems = pl.rem
-    pl.cmp = pl.tile.cmp = lambda a, b, cmp_type=0: _cmp(m, a, b, cmp_type)
-    pl.cmps = pl.tile.cmps = pl.cmp
-    pl.sel = pl.tile.sel = lambda mask, a, b, tmp=None: _sel(m, mask, a, b, tmp)
     for ns in (pl, pl.tensor, pl.tile):
         ns.read = (lambda fn: lambda x, index: fn(x, _indices(m, x, index)))(ns.read)
     if not m.head:  # the flat-offset scalar ops of 2026-03 (pypto #420 removed them)
@@ -269,7 +264,7 @@ def _row_expand(m, target, row_vec=None):
     """c39: `row_expand(src)` spreads column 0 of src over its own shape; 2026-08: `row_expand(target, row_vec)`."""
     if m.head and row_vec is None:
         raise KernelError("pl operation 'row_expand': row_expand() missing 1 required positional argument: 'rhs'")
-    if not m.head and row_vec is not None:
+    if m.strict and not m.head and row_vec is not None:  # the old profile also runs spring sources, which have both
         raise KernelError("row_expand takes one tile in the strict API")
     vec = target.data[:, 0:1] if row_vec is None else row_vec.data
     if vec.shape != (target.shape[0], 1):
@@ -284,30 +279,6 @@ def _indices(m, x, index):
     if m.head and len(x.shape) != 1:
         raise KernelError(f"tensor.read indices count (1) must match tensor rank ({len(x.shape)})")
     return [int(v) for v in np.unravel_index(int(index), x.shape)]
-
-
-def _rem(m, a, b, tmp):
-    if m.head and tmp is None:
-        raise KernelError("pl operation 'rem': rem() missing 1 required positional argument: 'tmp'")
-    x = a.data.astype(np.int64) if not a.dtype.is_float else a.data.astype(np.float32)
-    y = b.data if isinstance(b, (Tensor, Tile)) else b
-    with np.errstate(all="ignore"):
-        out = np.fmod(x, y)
-    return m._result(a, D.cast(out, a.dtype))
-
-
-def _cmp(m, a, b, cmp_type):
-    """The mask as truth values: sel reads it the same at every version (its packing is not modelled;
-    a use other than sel is flagged by the migration instead)."""
-    y = b.data if isinstance(b, (Tensor, Tile)) else b
-    ops = [np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal]
-    return m._result(a, D.cast(ops[int(cmp_type)](a.data.astype(np.float32), y).astype(np.float32), a.dtype))
-
-
-def _sel(m, mask, a, b, tmp):
-    if m.head and tmp is None:
-        raise KernelError("pl operation 'sel': sel() missing 1 required positional argument: 'tmp'")
-    return m._result(a, np.where(mask.data != 0, a.data, b.data))
 
 
 def loop_index(m, i):

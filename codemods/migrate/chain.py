@@ -95,17 +95,49 @@ def first_step(text: str, tables: list[ApiTable]) -> int:
     nothing, where skipping it on a guess leaves what its compiler rejects. A name no table
     knows (a typo, a placeholder) is evidence of neither. Where names settle nothing, what
     the step's version rejects is weighed (`_past`)."""
-    found = _names(forms(text, tables[0].module)) if tables else set()
+    found = forms(text, tables[0].module) if tables else set()
     for i, table in enumerate(tables[:-1]):
-        if any(table.lists_removed(key) for key in found):
+        if any(table.lists_removed(key) for key in _names(found)):
             return i
-        if any(not table.exists(key) and key not in table.ops and _known(later, key)
-               for key in found for later in tables[i + 1:]):
+        if _later_names(found, table, tables[i + 1:]):
             continue
         if _past(text, table, tables[-1]):
             continue
         return i
     return len(tables) - 1
+
+
+def _later_names(found: set[str], table: ApiTable, later: list[ApiTable]) -> bool:
+    """Does the text use a name the table's version lacks and a later table has or lists as
+    removed, or pass an op a keyword its signature there lacks and a later one has
+    (`pl.matmul_acc(..., b_trans=True)`: c39's took no transposes)?"""
+    keys = _names(found)
+    return any(not table.exists(key) and key not in table.ops and _known(t, key) for key in keys for t in later) \
+        or any(_later_keyword(path, table, later) for path in found if "(" in path)
+
+
+def _later_keyword(path: str, table: ApiTable, later: list[ApiTable]) -> bool:
+    """`op(kw=)` of `forms`: a keyword the table's signature of op lacks (where the table knows
+    its parameters) and a later table's has."""
+    op, _, rest = path.partition("(")
+    keyword = rest[:-2]
+    spec = table.ops.get(op)
+    if spec is None or not spec.params or keyword in spec.params or spec.kind == "removed":
+        return False
+    return any(keyword in getattr(t.ops.get(op), "params", ()) for t in later)
+
+
+def written_after(text: str, names: list[str], end: int, rules_dir=None) -> bool:
+    """Was the text written for a pypto later than the step `names[end - 1]`? Said by names alone
+    (`pl.at`, `@pl.jit`, `pl.tile.sin`) and never where it uses a name that step lists as removed:
+    the weighing of rejections (`_past`) chooses between steps on the way to a target, and code
+    it would call later but that names nothing newer is what a user of the older pypto writes."""
+    if end >= len(names):
+        return False
+    tables = [load_api(rules_dir, name) for name in names]
+    found = forms(text, tables[0].module)
+    target = tables[end - 1]
+    return not any(target.lists_removed(key) for key in _names(found)) and _later_names(found, target, tables[end:])
 
 
 def _past(text: str, table: ApiTable, target: ApiTable) -> bool:
@@ -186,6 +218,11 @@ def steps_for(text: str, rules: tuple[Rule, ...], target: str, start: str = "", 
     names = list(all_steps(rules_dir))
     end = names.index(target) + 1
     tables = [load_api(rules_dir, name) for name in names[:end]]
+    if not start and written_after(text, names, end, rules_dir):
+        # Code of a later pypto is never moved back: no rule rewrites it, and the target's own
+        # checks (PTO020) say which names the target lacks and which target the code is for.
+        checks = tuple(r for r in rules if r.at_target and r.step in names[:end])
+        return [Step(target, checks, tables[-1])]
     if start:
         first = min(names.index(start), end - 1)
     else:

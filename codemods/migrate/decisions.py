@@ -76,6 +76,8 @@ class Decisions:
         store writes the whole tile, its padding too. The region as a constant shape to store
         a slice of, where it is smaller than the tile; a flag where it is not constant."""
         text = self._valid_window(operand, ("view", "slice"))
+        if text is None and source.valid:  # the region travels with the value (a cast, an elementwise op)
+            text = "[" + ", ".join(source.valid) + "]"
         if text is None or not source.shape:
             return None
         try:
@@ -216,11 +218,13 @@ class Decisions:
 
     def _tile_form(self, op: str, node: cst.Call, sc: Site) -> str | None:
         """`pl.tensor.X` given a Tile inside a kernel (the migration made its operand one): the op
-        of the target that takes tiles, read off the API table: `X` where it is unified (it
-        dispatches on its first operand), else `tile.X`. None, and the line flagged, where the
+        of the target that takes tiles, read off the API table: the op's `tile_form` where the
+        table names one (`add_scalar`: `tile.adds`), `X` where it is unified (it dispatches on
+        its first operand), else `tile.X`. None, and the line flagged, where the
         table has neither."""
         _, _, name = op.partition(".")
-        for candidate in (name, f"tile.{name}"):
+        own = self.api.ops.get(op)
+        for candidate in ((own.tile_form,) if own is not None and own.tile_form else ()) + (name, f"tile.{name}"):
             spec = self.api.ops.get(candidate)
             if spec is None or not self.api.exists(candidate):
                 continue

@@ -111,7 +111,7 @@ class Inference:
             space = attr_name(kw.get("target_memory")) or VEC
             if rp is not None and shape:
                 self._alloc(rp, space, shape, src.dtype, f"load of {code(pos[0])}", sc, call=node)
-            return Val(TILE, shape, src.dtype, space)
+            return Val(TILE, shape, src.dtype, space, valid=_valid_of(kw))
         if op == "move":
             src = self._expr(pos[0], env, inner) if pos else UNKNOWN_VAL
             space = attr_name(kw.get("target_memory") or (pos[1] if len(pos) > 1 else None)) or VEC
@@ -200,7 +200,7 @@ class Inference:
         if derived.kind != TILE:  # pl.tile.store gives the Tensor it wrote, a read gives a scalar
             return derived
         space = spec.space.get("result", VEC)  # the cube ops write Acc
-        result = Val(TILE, shape, dtype, space)
+        result = Val(TILE, shape, dtype, space, valid=derived.valid)
         if shape:
             self._alloc(rp, space, shape, dtype, f"pl.{op}", sc, call=node)
         return result
@@ -214,8 +214,9 @@ class Inference:
         offsets = codes(pos[2]) if len(pos) > 2 else None
         if len(pos) > 2:
             self._expr(pos[2], env, sc.inner())
+        valid = _valid_of(kw)
         if rp is None:
-            return Val(TENSOR, shape, src.dtype) if src.kind == TENSOR else src.but(shape=shape)
+            return Val(TENSOR, shape, src.dtype, valid=valid) if src.kind == TENSOR else src.but(shape=shape, valid=valid)
         if shape is not None:
             self._hoist_shape(pos[1], sc)
         view = rp.views.get(pos[0].value) if isinstance(pos[0], cst.Name) else None
@@ -238,7 +239,7 @@ class Inference:
                 self._alloc(rp, space, ("1",) * lead + shape, src.dtype, f"load of {code(pos[0])}", sc, call=node)
             if "valid_shape" in kw and lead:
                 self._flag("untyped-value", sc.node, "a rank-reducing slice with valid_shape: check valid_shapes by hand")
-            return Val(TILE, shape, src.dtype, space)
+            return Val(TILE, shape, src.dtype, space, valid=None if lead else valid)
         if src.is_tile:
             runtime = [e for e in (pos[1].elements if len(pos) > 1 and isinstance(pos[1], (cst.List, cst.Tuple)) else ())
                        if self._runtime_extent(e.value)]
@@ -376,6 +377,12 @@ def plus(a: str, b: str) -> str:
     if b == "0":
         return a
     return f"{a} + {b}"
+
+
+def _valid_of(kw: dict) -> tuple[str, ...] | None:
+    """The valid region a view, slice or load is given, as written (`valid_shape=`/`valid_shapes=`)."""
+    node = kw.get("valid_shape", kw.get("valid_shapes"))
+    return codes(node) if isinstance(node, (cst.List, cst.Tuple)) else None
 
 
 def _is_true(node) -> bool:

@@ -66,7 +66,10 @@ def result_val(spec: Op, vals: list[Val], pos: list, kw: dict,
     kind = {"tile": TILE, "tensor": TENSOR}.get(spec.result, like.kind)
     if kind == SCALAR or kind == UNKNOWN:
         return Val(kind)
-    return Val(kind, _shape(spec, vals, pos, kw, like), _dtype(spec, vals, pos, kw, like, scalar_dtype, kind))
+    shape = _shape(spec, vals, pos, kw, like)
+    # elementwise from `like`: its valid region goes with it (a reduction or reshape makes a new one)
+    valid = like.valid if not spec.shape and shape == like.shape else None
+    return Val(kind, shape, _dtype(spec, vals, pos, kw, like, scalar_dtype, kind), valid=valid)
 
 
 def _shape(spec: Op, vals, pos, kw, like: Val):
@@ -86,6 +89,8 @@ def _shape(spec: Op, vals, pos, kw, like: Val):
         return shape
     if rule == "rows":
         return (shape[0], "1") if len(shape) == 2 else None
+    if rule == "cols":
+        return ("1", shape[1]) if len(shape) == 2 else None
     if rule == "swap":
         axes = [_int(argument(spec, p, pos, kw)) for p in spec.params[1:3]]
         if None in axes or len(axes) != 2 or max(axes) >= len(shape):
@@ -110,6 +115,10 @@ def _shape(spec: Op, vals, pos, kw, like: Val):
         lhs, rhs = (operands + [UNKNOWN_VAL] * 2)[:2]
         if lhs.shape and rhs.shape and len(lhs.shape) == len(rhs.shape) == 3:
             return (*lhs.shape[:2], rhs.shape[2])
+    if rule == "concat":  # side by side: the rows of the first, the columns of both
+        other = vals[1].shape if len(vals) > 1 else None
+        if other is not None and len(shape) == len(other) == 2:
+            return (shape[0], f"{shape[1]} + {other[1]}")
         return None
     if rule == "matmul":
         operands = [v for p, v in zip(spec.params, vals) if spec.roles.get(p) in OPERAND_ROLES]

@@ -22,6 +22,10 @@ class Val(NamedTuple):
     # a [1, 1] tile's block layout at 2026-08 ("row_major"/"col_major"), where the upgrade
     # inference knows it: part of the type the compiler compares on a re-binding
     layout: str | None = None
+    # the valid region a view, slice or load was given (`valid_shape=`), as source expressions;
+    # an op computing elementwise from this value keeps it (the interpreter's `_result` does the
+    # same): what an assemble of the value writes. None: the whole shape is valid.
+    valid: tuple[str, ...] | None = None
 
     def but(self, **changes) -> "Val":
         return self._replace(**changes)
@@ -51,7 +55,7 @@ def join(a: Val, b: Val) -> Val:
     if a.kind != b.kind:
         return UNKNOWN_VAL
     return Val(a.kind, a.shape if a.shape == b.shape else None, a.dtype if a.dtype == b.dtype else None,
-               a.space if a.space == b.space else None)
+               a.space if a.space == b.space else None, valid=a.valid if a.valid == b.valid else None)
 
 
 def row_reduced(v: Val) -> tuple[str, ...] | None:

@@ -27,7 +27,7 @@ VEC = "pl.MemorySpace.Vec"
 MAT = "pl.MemorySpace.Mat"
 
 # The value kind of each era's bodies: what `a`, `b` and `v` hold.
-LEVEL = {"feb": "tensor", "mar": "tile", "spring": "tensor", "aug": "tile"}
+LEVEL = {"feb": "tensor", "mar": "tile", "spring": "tensor", "aug": "tile", "aug_tensor": "tensor"}
 
 
 @dataclass

@@ -17,8 +17,8 @@ class CallPattern:
     def __init__(self, rule: Rule, api: ApiTable) -> None:
         self.rule = rule
         try:
-            # One pattern, or several spellings of one call (`pl.view(x, shape=s, offset=o)`):
-            # the first that fits binds the replacement's metavariables.
+            # One pattern, or several spellings of one call (`pl.view(x, shape=s, offset=o)`,
+            # `pl.tile.row_expand(x)`): the first that fits binds the replacement's metavariables.
             written = rule.params["match"]
             self.matches = [compile_call(m) for m in ([written] if isinstance(written, str) else written)]
             self.replace = compile_call(rule.params["replace"])
@@ -27,8 +27,9 @@ class CallPattern:
         except PatternError as exc:
             raise RuleFileError(f"{rule.path}: {exc}") from exc
         self.match = self.matches[0]
-        if any(m.op != self.match.op for m in self.matches):
-            raise RuleFileError(f"{rule.path}: the patterns of one rule match one op")
+        self.ops = {m.op for m in self.matches}
+        if any(m.callee[-1] != self.match.callee[-1] for m in self.matches):
+            raise RuleFileError(f"{rule.path}: the patterns of one rule match one op (in any of its namespaces)")
         needed = {s.var for s in self.replace.slots if s.var} | set(re.findall(r"\$(\w+)", rule.params["replace"]))
         known = set.intersection(*({s.var for s in m.slots if s.var} for m in self.matches))
         for match in self.matches:
@@ -44,17 +45,19 @@ class CallPattern:
 
     def interest(self, ctx):
         """The calls of the matched op: the only nodes this rule's hook changes."""
-        return [node for node, op in ctx.ops.items() if op == self.match.op and type(node) is cst.Call]
+        return [node for node, op in ctx.ops.items() if op in self.ops and type(node) is cst.Call]
 
     def leave_Call(self, original: cst.Call, updated: cst.Call, ctx) -> cst.Call | None:
-        if ctx.op_of(original.func) != self.match.op:
+        op = ctx.op_of(original.func)
+        if op not in self.ops:
             return None
         # Only `alias.op(...)` is rewritten: a bare `view(...)` imported by name would
         # need its import changed too, and the leftover scan reports it instead.
         if not isinstance(updated.func, cst.Attribute):
             return None
-        receiver = _receiver(updated.func, len(self.match.callee))
-        bound = next((b for b in (match_call(m, updated) for m in self.matches) if b is not None), None)
+        spellings = [m for m in self.matches if m.op == op]
+        receiver = _receiver(updated.func, len(spellings[0].callee))
+        bound = next((b for b in (match_call(m, updated) for m in spellings) if b is not None), None)
         if bound is None:
             return None
         if self.review:

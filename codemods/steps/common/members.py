@@ -9,7 +9,7 @@ from ...rulebook.loading import ApiTable, Rule, RuleFileError
 from ...model.aliases import scope_of
 from ...model.kernels import module_alias
 from ...syntax.nodes import code
-from ...syntax.traversal import imports
+from ...syntax.traversal import imports, walk
 from ..registry import kind
 
 
@@ -113,27 +113,71 @@ class UnknownMember:
             raise RuleFileError(f"{rule.path}: params.default is the message for a name without advice")
 
     def interest(self, ctx):
-        return [node for node, op in ctx.ops.items() if type(node) is cst.Call and self._unknown(op)]
+        return [*(node for node, op in ctx.ops.items()
+                  if type(node) is cst.Call and (self._unknown(op) or self._newer_keyword(op, node))),
+                *self._newer_decorators(ctx)]
+
+    def _newer_keyword(self, op: str | None, call: cst.Call) -> tuple[str, ApiTable] | None:
+        """A keyword the target's signature of op lacks (where the table knows its parameters)
+        and a later version's has: `pl.matmul_acc(..., b_trans=True)`, c39's took no transposes."""
+        spec = self.api.ops.get(op or "")
+        if spec is None or not spec.params or spec.kind == "removed":
+            return None
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value not in spec.params:
+                newer = _newer_table(self.api, op, arg.keyword.value)
+                if newer is not None:
+                    return arg.keyword.value, newer
+        return None
 
     def _unknown(self, op: str | None) -> bool:
         return op is not None and not self.api.exists(op) and op not in self.api.ops
 
+    def _newer_decorators(self, ctx) -> list[cst.Decorator]:
+        """`@pl.jit` and `@pl.jit.incore`: a decorator names a member without calling it, and
+        code of a later pypto may have no other name the target lacks (a `@pl.jit` function of
+        loads, adds and stores)."""
+        found = []
+        for node in walk(ctx.module):
+            if type(node) is cst.FunctionDef:
+                for decorator in node.decorators:
+                    op = ctx.ops.get(decorator.decorator)
+                    if type(decorator.decorator) is cst.Attribute and self._unknown(op) \
+                            and _newer_table(self.api, op.partition(".")[0]) is not None:
+                        found.append(decorator)
+        return found
+
+    def leave_Decorator(self, original, updated, ctx):
+        op = ctx.ops.get(original.decorator)
+        if type(original.decorator) is not cst.Attribute or not self._unknown(op):
+            return None
+        newer = _newer_table(self.api, op.partition(".")[0])
+        if newer is not None:
+            ctx.flag(self.rule, original, self._newer(f"@pl.{op}", newer))
+        return None
+
     def leave_Call(self, original, updated, ctx):
         op = ctx.ops.get(original)
         if not self._unknown(op):
+            keyword = self._newer_keyword(op, original)
+            if keyword is not None:
+                ctx.flag(self.rule, original, self._newer(f"pl.{op}({keyword[0]}=...)", keyword[1]))
             return None
         newer = _newer_table(self.api, op)
         if newer is not None:  # code written for a later pypto than the pinned target: no hand rewrite
-            message = (f"pl.{op} is newer than the target pypto {self.api.version} (pypto {newer.version} has it): "
-                       f"this code was written for a later pypto; run with --target {newer.step}, or without --target")
+            message = self._newer(f"pl.{op}", newer)
         else:
             message = self.advice.get(op, self.default).format(op=op, version=self.api.version)
         ctx.flag(self.rule, original, message)
         return None
 
+    def _newer(self, name: str, newer: ApiTable) -> str:
+        return (f"{name} is newer than the target pypto {self.api.version} (pypto {newer.version} has it): "
+                f"this code was written for a later pypto; run with --target {newer.step}, or without --target")
 
-def _newer_table(api: ApiTable, op: str) -> ApiTable | None:
-    """The first step after the table's own whose API has `pl.<op>`, or None."""
+
+def _newer_table(api: ApiTable, op: str, keyword: str | None = None) -> ApiTable | None:
+    """The first step after the table's own whose API has `pl.<op>` (taking `keyword`), or None."""
     from ...rulebook.loading import load_api, steps
 
     names = steps()
@@ -141,6 +185,6 @@ def _newer_table(api: ApiTable, op: str) -> ApiTable | None:
         return None
     for step in names[names.index(api.step) + 1:]:
         table = load_api(None, step)
-        if table.offers(op):
+        if table.offers(op) and (keyword is None or keyword in getattr(table.ops.get(op), "params", ())):
             return table
     return None

@@ -26,21 +26,26 @@ class RunBytes:
     def operands(self, function, run) -> int:
         """The most bytes one op of the run reads at once: its tile operands are resident
         together, so no memory reuse brings a kernel under this."""
-        most = 0
-        for site, _, _ in run.members:
-            for node in walk(site.statement):
-                if not isinstance(node, cst.Call):
+        return max((self.read_at_once(function, site)[0] for site, _, _ in run.members), default=0)
+
+    def read_at_once(self, function, site) -> tuple[int, object, list[str]]:
+        """The most bytes one call of the statement reads at once (its distinct tile operands),
+        that call, and its operands as written."""
+        most, call, names = 0, None, []
+        for node in walk(site.statement):
+            if not isinstance(node, cst.Call):
+                continue
+            total, seen = 0, []
+            for arg in positional(node):
+                key = code(arg.value)
+                val = self.info.type_of(arg.value, site.env)
+                if key in seen or val.kind != TILE or not val.shape:
                     continue
-                total, seen = 0, set()
-                for arg in positional(node):
-                    key = code(arg.value)
-                    val = self.info.type_of(arg.value, site.env)
-                    if key in seen or val.kind != TILE or not val.shape:
-                        continue
-                    seen.add(key)
-                    total += self.of(val.shape, val.dtype, function) or 0
-                most = max(most, total)
-        return most
+                seen.append(key)
+                total += self.of(val.shape, val.dtype, function) or 0
+            if total > most:
+                most, call, names = total, node, seen
+        return most, call, names
 
     def of(self, shape, dtype, function) -> int | None:
         size = self.api.dtype_bytes.get(dtype or "")

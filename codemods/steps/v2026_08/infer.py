@@ -11,14 +11,18 @@ instead of guessing.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
+
+from functools import lru_cache
 
 import libcst as cst
 
 from ...model.extents import assignments, runtime_names
 from ...model.kernels import module_alias, parameter_value
 from ...model.constants import builder_constants, evaluate, module_constants
-from ...model.results import promote
+from ...model.results import promote, result_val
 from ...model.values import SCALAR, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, Val
+from ...rulebook.loading import load_api
 from ...syntax.memo import cached
 from ...syntax.nodes import attr_name, code, codes, statements
 from ...syntax.traversal import own_and_nested
@@ -99,6 +103,7 @@ def _walk(body, env: dict[str, Val], func, ftype: str, info: Module, parents: tu
             inner = dict(env)
             for n in names:
                 inner[n] = scalar("INDEX") if kind in LOOPS and len(names) == 1 else UNKNOWN_VAL
+            inner.update(_carried(statement, kind, env, info))
             _walk(statements(statement), inner, func, ftype, info, inside)
             _merge(env, inner)
         elif isinstance(statement, (cst.If, cst.While, cst.With)):
@@ -113,6 +118,24 @@ def _walk(body, env: dict[str, Val], func, ftype: str, info: Module, parents: tu
                 orelse = getattr(orelse, "orelse", None) if isinstance(orelse, cst.If) else None
         elif isinstance(statement, cst.FunctionDef):
             continue
+
+
+def _carried(loop: cst.For, kind: str | None, env: dict, info: Module) -> dict[str, Val]:
+    """`for i, (a, b) in pl.range(..., init_values=(x, y))`: the index, and each carried name
+    typed as its initial value (the compiler requires the yield to keep that type)."""
+    init = next((a.value for a in loop.iter.args if a.keyword is not None and a.keyword.value == "init_values"),
+                None) if isinstance(loop.iter, cst.Call) else None
+    target = loop.target
+    if kind not in LOOPS or not isinstance(init, (cst.Tuple, cst.List)) or not isinstance(target, cst.Tuple) \
+            or len(target.elements) != 2 or not isinstance(target.elements[0].value, cst.Name):
+        return {}
+    carried = target.elements[1].value
+    names = [e.value for e in carried.elements] if isinstance(carried, (cst.Tuple, cst.List)) else [carried]
+    values = [e.value for e in init.elements]
+    out = {target.elements[0].value.value: scalar("INDEX")}
+    if len(names) == len(values):
+        out.update({n.value: _type(v, env, info) for n, v in zip(names, values) if isinstance(n, cst.Name)})
+    return out
 
 
 def _merge(env: dict, inner: dict) -> None:
@@ -137,6 +160,14 @@ def _targets(node) -> list[str]:
 
 def _bind(small, env: dict, info: Module) -> None:
     if isinstance(small, cst.Assign):
+        if isinstance(small.value, cst.Call) and (info.op(small.value) or "").endswith("yield_"):
+            # `a_out, b_out = pl.yield_(a, b)`: each name the type of what it hands on
+            given = [_type(a.value, env, info) for a in small.value.args if a.keyword is None]
+            for t in small.targets:
+                names = _targets(t.target)
+                for n, val in zip(names, given if len(given) == len(names) else [UNKNOWN_VAL] * len(names)):
+                    env[n] = val
+            return
         val = _type(small.value, env, info)
         for t in small.targets:
             names = _targets(t.target)
@@ -343,7 +374,7 @@ def _call(call: cst.Call, env, info: Module) -> Val:
         return scalar("INDEX")
     if name in ("cmp", "cmps"):
         return base  # c39: typed like its operand
-    if name in ELEMENTWISE and base.kind in (TENSOR, TILE):
+    if (name in ELEMENTWISE or typed_like_operand(op)) and base.kind in (TENSOR, TILE):
         other = _arg(call, 1, "rhs")
         if name in SCALAR_PROMOTING and base.kind == TENSOR and other is not None and (
                 isinstance(other, cst.Float) or isinstance(evaluate(code(other), info.constants), float)):
@@ -358,7 +389,39 @@ def _call(call: cst.Call, env, info: Module) -> Val:
             if second.kind == TENSOR and second.dtype is not None and second.dtype != base.dtype:
                 return base.but(dtype=promote(base.dtype, second.dtype))
         return base
-    return UNKNOWN_VAL
+    return _tabled(op, call, env, info) if base.kind in (TENSOR, TILE) else UNKNOWN_VAL
+
+
+@lru_cache(maxsize=1)
+def _target_api():
+    from ...rulebook.loading import load_api
+
+    return load_api(None, "2026-08")
+
+
+def _tabled(op: str, call: cst.Call, env, info: Module) -> Val:
+    """An op this walk has no case for: its result as the 2026-08 table types it (`shape = "swap"`
+    of a transpose, `param:shape` of a re-view), from its operands' types."""
+    spec = _target_api().ops.get(op)
+    if spec is None or spec.kind == "removed" or not spec.result:
+        return UNKNOWN_VAL
+    pos = [a.value for a in call.args if a.keyword is None]
+    kw = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    got = result_val(spec, [_type(p, env, info) for p in pos], pos, kw)
+    return got.but(layout=None) if got.kind in (TENSOR, TILE) else UNKNOWN_VAL
+
+
+@lru_cache(maxsize=None)
+def typed_like_operand(op: str) -> bool:
+    """Whether the API tables type `op`'s result as its first operand (no `like`, `shape` or
+    dtype rule but the scalar's promotion): the code read here is 2026-03's, or 2026-08's on a
+    second run (lrelu, prelu, expands, fmod, the bitwise ops, cos, ...)."""
+    for step in ("2026-03", "2026-08"):
+        spec = load_api(None, step).ops.get(op)
+        if spec is not None and spec.kind != "removed":
+            return (spec.result in ("same", "tile", "tensor") and not spec.like and not spec.shape
+                    and spec.dtype in ("", "promote") and bool(spec.params))
+    return False
 
 
 def self_text(node) -> str:

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ...syntax.nodes import code
 from ...syntax.traversal import content, walk
 from .base import Upgrade, argument, decorated_as, keyword, positional
-from .cover import constant_window, covers, covers_subscript, windows_cover
+from .cover import _covers, constant_window, covers, covers_subscript, windows_cover
 from .infer import Site
 from ..registry import kind
 
@@ -75,6 +76,10 @@ class OutParams(Upgrade):
         # writes its outputs so); binding it reads nothing, and what goes through it goes to y
         alias: dict[str, str] = {}
         viewed: dict[str, Site] = {}  # param -> where a whole view of it was first bound
+        # `part = pl.slice(out, ...)`: a window of an output under a name of its own (handed to a
+        # kernel that writes it, assembled back); what is read through it is read from the param
+        sliced: dict[str, str] = {}
+        self._windows = {}  # window name -> its slice call, for a whole write that puts it back
         for site in sites:
             destinations = set()
             written_here = set()  # handed to a write: the binding of its result is no rebind
@@ -108,6 +113,15 @@ class OutParams(Upgrade):
                                 alias[target.value] = whole_view[0]
                                 targets.add(id(whole_view[1]))
                                 viewed.setdefault(whole_view[0], site)
+                            window = self._window(small.value, plain | outputs | declared_out, alias)
+                            if window is not None:
+                                sliced[target.value] = window[0]
+                                self._windows[target.value] = small.value
+                                targets.add(id(window[1]))
+                                viewed.setdefault(window[0], site)
+                            elif not any(isinstance(n, cst.Name) and n.value == target.value and id(n) in written_here
+                                         for n in site.own):
+                                sliced.pop(target.value, None)  # re-bound to a value of its own
                             if target.value in plain | outputs and not _view(small.value, self.info) and not any(
                                     isinstance(n, cst.Name) and n.value == target.value and id(n) in written_here for n in site.own) \
                                     and not self._handed_back(small.value, target.value):
@@ -131,8 +145,11 @@ class OutParams(Upgrade):
                                         covered.add(param)
                                         done.setdefault(param, site.statement)
                             targets.add(id(target.value))
+            returned = self._assembled_back(site, sliced)
             for node in site.own:
                 param = alias.get(node.value, node.value) if isinstance(node, cst.Name) else None
+                if isinstance(node, cst.Name) and node.value in sliced and id(node) not in destinations | targets | returned:
+                    param = sliced[node.value]
                 if param in plain | declared_out and id(node) not in destinations | targets \
                         and not _after(site, done.get(param), order):
                     read.add(param)
@@ -174,6 +191,28 @@ class OutParams(Upgrade):
                 and spec.roles.get(spec.like) == "tensor":
             where = (spec.params.index(spec.like), spec.like)
         return where
+
+    def _window(self, value, params: set[str], alias: dict[str, str]) -> tuple[str, cst.Name] | None:
+        """(parameter, its name in the call) when `value` is `pl.slice(p, shape, offsets)` of a parameter."""
+        if not isinstance(value, cst.Call) or (self.info.op(value) or "").rpartition(".")[2] != "slice":
+            return None
+        args = positional(value)
+        source = args[0].value if args else None
+        if not isinstance(source, cst.Name):
+            return None
+        param = alias.get(source.value, source.value)
+        return (param, source) if param in params else None
+
+    def _assembled_back(self, site, sliced: dict[str, str]) -> set[int]:
+        """The window names handed whole to `pl.assemble(p, part, ...)` of the parameter they were
+        taken from: putting a window back where it came from reads nothing of what the caller passed."""
+        back = set()
+        for node in site.own:
+            if isinstance(node, cst.Call) and (self.info.op(node) or "").rpartition(".")[2] == "assemble":
+                target, source = argument(node, 0, "target"), argument(node, 1, "source")
+                if isinstance(target, cst.Name) and isinstance(source, cst.Name) and sliced.get(source.value) == target.value:
+                    back.add(id(source))
+        return back
 
     def _written_into(self, value, name: str) -> bool:
         """`value` writes into the tensor `name` names and hands it back (pl.assemble, pl.store)."""
@@ -251,8 +290,20 @@ class OutParams(Upgrade):
         if name == "store":
             return covers(site, self.info, argument(call, 0, "tile"), argument(call, 1, "offsets"), param, sites)
         if name == "assemble":
-            return covers(site, self.info, argument(call, 1, "source"), argument(call, 2, "offset"), param, sites)
+            source, offsets = argument(call, 1, "source"), argument(call, 2, "offset")
+            return covers(site, self.info, source, offsets, param, sites) or self._window_back(source, offsets, param, site, sites)
         return False
+
+    def _window_back(self, source, offsets, param: str, site, sites) -> bool:
+        """`pl.assemble(p, part, offsets)` of a window `part = pl.slice(p, shape, ...)`, whatever the
+        kernel it went through made of its type: it writes `shape` at `offsets`."""
+        window = self._windows.get(source.value) if isinstance(source, cst.Name) else None
+        shape = argument(window, 1, "shape") if window is not None else None
+        if not isinstance(shape, (cst.List, cst.Tuple)) or not isinstance(offsets, (cst.List, cst.Tuple)) \
+                or len(shape.elements) != len(offsets.elements):
+            return False
+        return _covers(site, self.info, [(o.value, code(s.value)) for o, s in zip(offsets.elements, shape.elements)],
+                       param, sites)
 
 
 def _after(site: Site, done, order: dict) -> bool:

@@ -14,7 +14,8 @@ import libcst as cst
 
 from ...model.extents import assignments
 from ...model.constants import evaluate
-from ...model.values import SCALAR, TENSOR, TILE, Val
+from ...model.kernels import parameter_value
+from ...model.values import SCALAR, TENSOR, TILE, UNKNOWN, Val
 from ...syntax.nodes import code
 from .base import Upgrade, argument, binding, keyword, kernel_scope
 from .infer import ELEMENTWISE, number
@@ -43,7 +44,7 @@ class RebindNewType(Upgrade):
                 continue
             earlier = bound.setdefault(name, [])
             earlier.append(site)
-            new = self._type(value, site)
+            new = self._annotated(site.statement) or self._type(value, site)
             key = _key(new, self._view(value, site))
             if key is None:
                 continue
@@ -71,6 +72,14 @@ class RebindNewType(Upgrade):
             self.rewrite(target, lambda n, f=fresh: n.with_changes(value=f))
             for node in uses:
                 self.rewrite(node, lambda n, f=fresh: n.with_changes(value=f))
+
+    def _annotated(self, statement) -> Val | None:
+        """`x: pl.Scalar[pl.INT64] = 0`: the annotation, not the literal, is the name's type."""
+        small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and statement.body else None
+        if not isinstance(small, cst.AnnAssign):
+            return None
+        val = parameter_value(small.annotation.annotation, self.info.ops, typed=True)
+        return None if val.kind == UNKNOWN else val
 
     def _type(self, value, site) -> Val:
         """The value's type as the compiler sees it: a Python number the parser folds (a literal,

@@ -284,17 +284,32 @@ class StripMine(Upgrade):
                 (val.kind == TILE and op in ("load", "move") and val.space == VEC) or \
                 (val.kind == TENSOR and op in UNARY | BINARY)
             size = self.bytes.of(val.shape, val.dtype, function) if on_vec and val.shape else None
-            if size is None or size <= self.limit:
-                continue
-            what = f"`{name}` ([{', '.join(val.shape)}] {val.dtype}, {kb(size)})"
-            self.flag(site, f"{what} is larger than the whole Vec buffer ({kb(self.limit)}): e2d0f78ae stops at "
-                            "AllocateMemoryAddr (\"Vec buffer usage exceeds platform limit\"); split it into chunks "
-                            "that fit (its columns or rows in a pl.range)")
+            if size is not None and size > self.limit:
+                what = f"`{name}` ([{', '.join(val.shape)}] {val.dtype}, {kb(size)})"
+                alone = True
+                self.flag(site, f"{what} is larger than the whole Vec buffer ({kb(self.limit)}): e2d0f78ae stops at "
+                                "AllocateMemoryAddr (\"Vec buffer usage exceeds platform limit\"); split it into chunks "
+                                "that fit (its columns or rows in a pl.range)")
+            else:
+                # Each tile fits, but one op reads tiles that are resident together and do not:
+                # no memory reuse brings that op under the buffer either.
+                size, call, operands = self.bytes.read_at_once(function, site)
+                if size <= self.limit or call is None or len(operands) < 2 or any(
+                        (self.bytes.of(v.shape, v.dtype, function) or 0) > self.limit
+                        for v in (self.info.type_of(cst.parse_expression(o), site.env) for o in operands) if v.shape):
+                    continue  # one operand alone is too large: flagged where it is made
+                op = (self.info.op(call) or "?").rpartition(".")[2]
+                what = f"the operands of pl.{op} ({', '.join(f'`{o}`' for o in operands)}: {kb(size)} together)"
+                alone = False
+                self.flag(site, f"{what} are more than the whole Vec buffer ({kb(self.limit)}): e2d0f78ae stops at "
+                                "AllocateMemoryAddr (\"Vec buffer usage exceeds platform limit\"); split the op's "
+                                "operands into chunks that fit (their columns or rows in a pl.range)")
             if top is None:
                 top = next((t for t in self.ctx.module.body if any(n is function for n in walk(t))), function)
                 if top is not function:
                     self.ctx.flag_at(self.rule, top, f"e2d0f78ae names this line for a Vec overflow in "
-                                                     f"`{function.name.value}`: {what} alone exceeds the buffer "
+                                                     f"`{function.name.value}`: {what} "
+                                                     f"{'alone exceeds' if alone else 'exceed'} the buffer "
                                                      f"({kb(self.limit)}); see the PTO181 marker at `{name}`")
 
     def _kernel_result(self, run: _Run):

@@ -182,6 +182,10 @@ class IndexOperand(Upgrade):
                 self.rewrite(start, lambda new, d=d: self.expr(f"pl.cast({self.text(new)}, pl.{d})"))
 
 
+# The ops that read a packed cmp mask as a mask (e2d0f78ae: sel and its scalar form sels).
+MASK_READERS = frozenset({"sel", "sels"})
+
+
 @kind("upgrade-sel-scratch")
 class SelScratch(_Scratch):
     """`pl.sel(mask, a, b)` takes a `[1, 32]` UINT8 scratch tile (pypto #1239)."""
@@ -201,13 +205,13 @@ class SelScratch(_Scratch):
     def _feeds_sel_only(self, site: Site) -> bool:
         statement = site.statement
         if not (isinstance(statement, cst.SimpleStatementLine) and isinstance(statement.body[0], cst.Assign)):
-            return any(self.info.op(n) and self.info.op(n).endswith("sel") for n in site.own)
+            return any((self.info.op(n) or "").rpartition(".")[2] in MASK_READERS for n in site.own)
         target = statement.body[0].targets[0].target
         if not isinstance(target, cst.Name):
             return False
         uses = [s for s in self.info.sites if s.function is site.function and s is not site
                 and any(isinstance(n, cst.Name) and n.value == target.value for n in s.own)]
-        return all(any(self.info.op(n) and self.info.op(n).rpartition(".")[2] == "sel" for n in s.own) for s in uses)
+        return all(any((self.info.op(n) or "").rpartition(".")[2] in MASK_READERS for n in s.own) for s in uses)
 
 
 @kind("upgrade-flat-offset")
