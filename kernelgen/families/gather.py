@@ -89,7 +89,11 @@ def gather_paged(ctx: Ctx) -> None:
     into an output at flat indices; dump_tag of an
     input (accepted in an InCore function; bare pl.dump_tag only in orchestration); gatherb of
     32-byte blocks by constant byte offsets."""
-    op = ctx.one_of(["paged_gather", "gather_row", "dump_tag", "gatherb", "mscatter"])
+    # A body that is a kernel function of its own (row0 "0": the era calls it once per row block,
+    # handing only `out` back) cannot write an output of its own: e2d0f78ae wants every InOut
+    # argument's post-call value read (InOutUseDiscipline, measured); a body in a pl.at scope can.
+    own_outputs = ["paged_gather", "gather_row", "mscatter"] if ctx.row0 != "0" else []
+    op = ctx.one_of([*own_outputs, "dump_tag", "gatherb"])
     ctx.idioms.append(f"tensor_{op}")
     if op == "paged_gather":  # blocks of 4 rows: a block table of 2 over a pool of ROWS >= 8 rows
         pool = ctx.input(ctx.fresh("pp"), "COLS", "FP32")
