@@ -299,8 +299,9 @@ class StrictChecker:
             return Val(TILE, space=space)
         if op == "move":
             return Val(TILE, space=_attr(kw.get("target_memory") or (pos[1] if len(pos) > 1 else None)) or VEC)
-        if op == "matmul":
-            return Val(first.kind, space=ACC if first.kind == TILE else None)
+        if spec.space.get("result"):  # the cube ops: their tile form writes the table's space (Acc)
+            tile = first.kind == TILE or spec.kind == "tile-only"
+            return Val(TILE, space=spec.space["result"]) if tile else Val(first.kind)
         if spec.result == "tile":
             return Val(TILE, space=VEC)
         if first.kind == TILE:

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from functools import partial
 
 from . import dtypes as D
-from . import coverage_ops, elementwise_ops, more_ops, movement_ops, reduce_ops, stores
+from . import coverage_ops, crosscore_ops, cube_ops, elementwise_ops, gather_ops, merge_ops, more_ops, movement_ops
+from . import reduce_ops, stores
 from . import versions
 from .ops import Machine
 from .values import KernelError, Tile, kind
@@ -181,6 +182,10 @@ def build(machine: Machine) -> types.ModuleType:
     elementwise_ops.install(pl, m)
     reduce_ops.install(pl, m)
     coverage_ops.install(pl, m)
+    cube_ops.install(pl, m)
+    gather_ops.install(pl, m)
+    merge_ops.install(pl, m)
+    crosscore_ops.install(pl, m)
     return pl
 
 

@@ -80,7 +80,7 @@ def gather(m, forced, src, dim=None, index=None, *, mask_pattern=None, output_dt
                 raise KernelError(f"pl.gather output_dtype {output_dtype} must have the bit width of {dtype_of(src)}")
             data = data.view(output_dtype.np)  # the same bits, read as the other dtype
         return _like(m, src, data)
-    if isinstance(dim, (Tensor, Tile)) and index is None:  # pl.tile.gather(src, indices, tmp)
+    if isinstance(dim, (Tensor, Tile)):  # pl.tile.gather(src, indices, tmp): the third is the workspace
         dim, index = -1, dim
     if index is None or int(dim) not in (-1, array_of(src).ndim - 1):
         raise KernelError("pl.gather: the index form gathers along the last axis only")

@@ -242,9 +242,10 @@ class Inference:
         self._operand_checks(op, spec, pos, vals, sc)
         if derived.kind != TILE:  # pl.tile.store gives the Tensor it wrote, a read gives a scalar
             return derived
-        result = Val(TILE, shape, dtype, VEC, valid=derived.valid)
+        space = spec.space.get("result", VEC)  # the cube ops write Acc
+        result = Val(TILE, shape, dtype, space, valid=derived.valid)
         if shape:
-            self._alloc(rp, VEC, shape, dtype, f"pl.{op}", sc, call=node)
+            self._alloc(rp, space, shape, dtype, f"pl.{op}", sc, call=node)
         return result
 
     def _rewritten(self, value, val: Val | None, env, sc: Site) -> None:

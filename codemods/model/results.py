@@ -7,6 +7,7 @@ documents never leaves a value of unknown type behind it.
 
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 import libcst as cst
@@ -76,7 +77,14 @@ def _shape(spec: Op, vals, pos, kw, like: Val):
     if rule.startswith("param:"):
         node = argument(spec, rule[len("param:"):], pos, kw)
         return codes(node) if isinstance(node, (cst.List, cst.Tuple)) else None
+    if rule.startswith("of:"):  # the shape of another operand (a gather's index)
+        name = rule[len("of:"):]
+        i = spec.params.index(name) if name in spec.params else len(vals)
+        return vals[i].shape if i < len(vals) else None
     shape = like.shape
+    if rule == "pairs" and shape:  # sort32: value-index pairs, the last axis doubled
+        last = shape[-1] if re.fullmatch(r"\w+", shape[-1]) else f"({shape[-1]})"
+        return (*shape[:-1], f"{last} * 2")
     if not rule or shape is None:
         return shape
     if rule == "rows":
@@ -102,6 +110,11 @@ def _shape(spec: Op, vals, pos, kw, like: Val):
         if isinstance(keep, cst.Name) and keep.value == "True":
             return tuple("1" if j == axis else s for j, s in enumerate(shape))
         return tuple(s for j, s in enumerate(shape) if j != axis)
+    if rule == "batch_matmul":  # [B, M, K] x [B, K, N] -> [B, M, N]
+        operands = [v for p, v in zip(spec.params, vals) if spec.roles.get(p) in OPERAND_ROLES]
+        lhs, rhs = (operands + [UNKNOWN_VAL] * 2)[:2]
+        if lhs.shape and rhs.shape and len(lhs.shape) == len(rhs.shape) == 3:
+            return (*lhs.shape[:2], rhs.shape[2])
     if rule == "concat":  # side by side: the rows of the first, the columns of both
         other = vals[1].shape if len(vals) > 1 else None
         if other is not None and len(shape) == len(other) == 2:

@@ -182,6 +182,16 @@ class OutParams(Upgrade):
         param = alias.get(source.value, source.value)
         return (param, source) if param in params else None
 
+    def _destination(self, op: str):
+        """(position, name) of the tensor operand `op` writes through and hands back: the stores
+        above, or a tile op the table says gives back its tensor operand (`like`, as tile.mscatter)."""
+        where = WRITES.get(op.rpartition(".")[2])
+        spec = self.api.ops.get(op)
+        if where is None and spec is not None and spec.kind == "tile-only" and spec.result == "tensor" \
+                and spec.roles.get(spec.like) == "tensor":
+            where = (spec.params.index(spec.like), spec.like)
+        return where
+
     def _window(self, value, params: set[str], alias: dict[str, str]) -> tuple[str, cst.Name] | None:
         """(parameter, its name in the call) when `value` is `pl.slice(p, shape, offsets)` of a parameter."""
         if not isinstance(value, cst.Call) or (self.info.op(value) or "").rpartition(".")[2] != "slice":
@@ -208,7 +218,7 @@ class OutParams(Upgrade):
         """`value` writes into the tensor `name` names and hands it back (pl.assemble, pl.store)."""
         if not isinstance(value, cst.Call):
             return False
-        where = WRITES.get((self.info.op(value) or "").rpartition(".")[2])
+        where = self._destination(self.info.op(value) or "")
         destination = argument(value, *where) if where is not None else None
         return isinstance(destination, cst.Name) and destination.value == name
 
@@ -244,7 +254,7 @@ class OutParams(Upgrade):
         op = self.info.op(node)
         if op is not None:
             name = op.rpartition(".")[2]
-            where = WRITES.get(name)
+            where = self._destination(op)
             if where is not None:
                 arg = argument(node, *where)
                 if isinstance(arg, cst.Name):
