@@ -178,6 +178,14 @@ def newer_names(text: str, target: str, own: str | None) -> set[str]:
     there, here = tool.api(target), tool.api(own)
     found = set()
     for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.FunctionDef) and here.subscript_store and not there.subscript_store:
+            # a store by subscript into a Tensor parameter (`out[0:T, :] = v`)
+            tensors = {a.arg for a in node.args.args if isinstance(a.annotation, ast.Subscript)
+                       and ast.unparse(a.annotation.value) in ("pl.Tensor", "pl.Out", "pl.InOut")}
+            if any(isinstance(n, ast.Assign) and any(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)
+                                                    and t.value.id in tensors for t in n.targets)
+                   for n in ast.walk(node)):
+                found.add("[]=")
         if isinstance(node, ast.Call) and node.keywords:
             # a keyword the target's signature lacks and the source's version has (`b_trans=`)
             name = ast.unparse(node.func)

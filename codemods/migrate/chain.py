@@ -64,7 +64,24 @@ def forms(text: str, module: str = "pypto.language") -> set[str]:
             callee = _path(node.func, names, module)
             if callee:
                 found.update(f"{callee}({kw.arg}=)" for kw in node.keywords if kw.arg)
+        if isinstance(node, ast.FunctionDef) and _stores_by_subscript(node, names, module):
+            found.add(SUBSCRIPT_STORE)
     return found
+
+
+SUBSCRIPT_STORE = "[]="  # the form `out[r0:r1, :] = v` of `forms`: a store into a Tensor parameter's window
+
+
+def _stores_by_subscript(function: ast.FunctionDef, names: dict[str, str], module: str) -> bool:
+    """Does a pl function assign to a window of one of its Tensor parameters?"""
+    if not any(_path(d.func if isinstance(d, ast.Call) else d, names, module) for d in function.decorator_list):
+        return False
+    tensors = {a.arg for a in [*function.args.args, *function.args.kwonlyargs]
+               if isinstance(a.annotation, ast.Subscript)
+               and _path(a.annotation.value, names, module) in ("Tensor", "Out", "InOut")}
+    return any(isinstance(n, ast.Assign) and any(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)
+                                                  and t.value.id in tensors for t in n.targets)
+               for n in ast.walk(function))
 
 
 def _path(node: ast.AST, names: dict[str, str], module: str) -> str:
@@ -113,7 +130,8 @@ def _later_names(found: set[str], table: ApiTable, later: list[ApiTable]) -> boo
     (`pl.matmul_acc(..., b_trans=True)`: c39's took no transposes)?"""
     keys = _names(found)
     return any(not table.exists(key) and key not in table.ops and _known(t, key) for key in keys for t in later) \
-        or any(_later_keyword(path, table, later) for path in found if "(" in path)
+        or any(_later_keyword(path, table, later) for path in found if "(" in path) \
+        or (SUBSCRIPT_STORE in found and not table.subscript_store and any(t.subscript_store for t in later))
 
 
 def _later_keyword(path: str, table: ApiTable, later: list[ApiTable]) -> bool:
@@ -191,7 +209,7 @@ def _names(found: set[str]) -> set[str]:
     member of the module itself (`view`, `block`, `at`); keywords (`range(chunk=)`) are no names."""
     keys = set()
     for path in found:
-        if "(" in path:
+        if "(" in path or path == SUBSCRIPT_STORE:
             continue
         space, _, name = path.partition(".")
         keys.add(path if space in ("tile", "tensor") and name and "." not in name else space)

@@ -121,6 +121,7 @@ class ApiTable:
     profile: str = "strict"
     tensor_kernels: bool = False  # tensor-level ops inside a kernel are lowered by the compiler
     kernel_needs_output: bool = False  # an outlined kernel must return something (`model/outputs.py`)
+    subscript_store: bool = False  # `out[r0:r1, :] = v` writes a window of a Tensor parameter
     # The tile casts the target's backend has a path for, measured (`[casts]`): source dtype ->
     # the dtypes it casts to; a source not listed is not known. `exact`: source dtype -> the
     # dtypes that hold every one of its values (a cast there loses nothing). Empty: not checked.
@@ -441,6 +442,7 @@ def load_api(rules_dir: Path | None, step: str) -> ApiTable:
         profile=str(data.get("profile", "strict")),
         tensor_kernels=bool(data.get("tensor_kernels", False)),
         kernel_needs_output=bool(data.get("kernel_needs_output", False)),
+        subscript_store=bool(data.get("subscript_store", False)),
         cast_arch=str(data.get("casts", {}).get("arch", "")),
         cast_paths={k: frozenset(v) for k, v in data.get("casts", {}).get("paths", {}).items()},
         exact_casts={k: frozenset(v) for k, v in data.get("casts", {}).get("exact", {}).items()},

@@ -115,7 +115,35 @@ class UnknownMember:
     def interest(self, ctx):
         return [*(node for node, op in ctx.ops.items()
                   if type(node) is cst.Call and (self._unknown(op) or self._newer_keyword(op, node))),
-                *self._newer_decorators(ctx)]
+                *self._newer_decorators(ctx), *self._subscript_stores(ctx)]
+
+    def _subscript_stores(self, ctx) -> list[cst.Assign]:
+        """`out[r0:r1, :] = v` into a Tensor parameter, where the target has no such store and a
+        later version has (its table's `subscript_store`)."""
+        if self.api.subscript_store or _newer_store(self.api) is None:
+            return []
+        alias = module_alias(ctx.ops) or "pl"
+        found = []
+        for node in walk(ctx.module):
+            if type(node) is not cst.FunctionDef or not node.decorators:
+                continue
+            tensors = {p.name.value for p in [*node.params.params, *node.params.kwonly_params]
+                       if p.annotation is not None and code(p.annotation.annotation).startswith(
+                           tuple(f"{alias}.{k}[" for k in ("Tensor", "Out", "InOut")))}
+            found += [a for a in walk(node) if type(a) is cst.Assign and any(
+                type(t.target) is cst.Subscript and type(t.target.value) is cst.Name and t.target.value.value in tensors
+                for t in a.targets)]
+        self._stores = set(map(id, found))
+        return found
+
+    def leave_Assign(self, original, updated, ctx):
+        if id(original) in getattr(self, "_stores", ()):
+            newer = _newer_store(self.api)
+            ctx.flag(self.rule, original, f"a store by subscript (`{code(original.targets[0].target)} = ...`) is newer "
+                                          f"than the target pypto {self.api.version} (pypto {newer.version} has it): "
+                                          f"this code was written for a later pypto; run with --target {newer.step}, "
+                                          "or without --target")
+        return None
 
     def _newer_keyword(self, op: str | None, call: cst.Call) -> tuple[str, ApiTable] | None:
         """A keyword the target's signature of op lacks (where the table knows its parameters)
@@ -174,6 +202,15 @@ class UnknownMember:
     def _newer(self, name: str, newer: ApiTable) -> str:
         return (f"{name} is newer than the target pypto {self.api.version} (pypto {newer.version} has it): "
                 f"this code was written for a later pypto; run with --target {newer.step}, or without --target")
+
+
+def _newer_store(api: ApiTable) -> ApiTable | None:
+    """The first step after the table's own whose API stores by subscript, or None."""
+    from ...rulebook.loading import load_api, steps
+
+    names = steps()
+    later = names[names.index(api.step) + 1:] if api.step in names else []
+    return next((t for t in (load_api(None, s) for s in later) if t.subscript_store), None)
 
 
 def _newer_table(api: ApiTable, op: str, keyword: str | None = None) -> ApiTable | None:
