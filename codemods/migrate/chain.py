@@ -216,12 +216,16 @@ def migrate_steps(text: str, steps: list[Step], known_ids: frozenset[str], stric
     from ..model.outputs import NO_RETURN  # here: a warm run imports this module, and LibCST with it never
 
     results: list[Result] = []
-    current = text
-    for step in steps:
+    current, handed = text, None
+    for n, step in enumerate(steps, 1):
         stages.step(step.name)
-        result = migrate(current, step.rules, step.api, known_ids, strict=strict)
+        # The output's tree goes on to the next step, which then does not parse the text again
+        # (the engine's output tree is the parse of its output: tests/test_output_tree.py).
+        result = migrate(current, step.rules, step.api, known_ids, strict=strict, handed=handed, hand_on=n < len(steps))
+        handed, result.handed = result.handed, None
         results.append(result)
         current = result.output
+    del handed
     final = results[-1]
     edits = list(results[0].edits)
     for i in range(1, len(results)):

@@ -10,7 +10,7 @@ instead of guessing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 
@@ -49,6 +49,9 @@ class Site:
     ftype: str  # Opaque, InCore, Orchestration, ... ("jit" for @pl.jit functions)
     own: list[cst.CSTNode]  # its nodes outside nested statements
     parents: tuple = ()  # the compound statements around it, outermost first
+    # the calls of `own` that name a pl op, with the op, in the same order: every kind asks
+    # for some of them (`Upgrade.calls`), and most nodes are none
+    calls: list[tuple[cst.Call, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -59,9 +62,20 @@ class Module:
     constants: dict[str, float]
     functions: list[cst.FunctionDef]
     local: dict = None  # function -> its builder's constants over the module's (builder parameters' defaults)
+    _by_function: dict = None
 
     def op(self, node) -> str | None:
         return self.ops.get(node.func) if isinstance(node, cst.Call) else None
+
+    def sites_of(self, func: cst.FunctionDef) -> list[Site]:
+        """The sites of one function, in order: grouped once for all of the module's functions
+        (asked per function, a walk over every site of the module made a file of many
+        functions cost the square of their number)."""
+        if self._by_function is None:
+            self._by_function = {}
+            for site in self.sites:
+                self._by_function.setdefault(site.function, []).append(site)
+        return self._by_function.get(func, [])
 
     def type_of(self, expr, env: dict[str, Val]) -> Val:
         return _type(expr, env, self)
@@ -88,7 +102,9 @@ def _infer(module: cst.Module, ops) -> Module:
 def _walk(body, env: dict[str, Val], func, ftype: str, info: Module, parents: tuple) -> None:
     for statement in body:
         own, _ = own_and_nested(statement)
-        info.sites.append(Site(statement, dict(env), func, ftype, own, parents))
+        ops = info.ops
+        calls = [(n, ops[n.func]) for n in own if type(n) is cst.Call and n.func in ops]
+        info.sites.append(Site(statement, dict(env), func, ftype, own, parents, calls))
         inside = (*parents, statement)
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
