@@ -22,6 +22,7 @@ from ..check.results import Finding, Result
 from ..rulebook.loading import ApiTable, Rule, load_api, steps as all_steps
 from ..text.long_diff import line_opcodes
 from . import stages
+from .collector import cycle_collector_off
 
 
 class Step(NamedTuple):
@@ -217,15 +218,16 @@ def migrate_steps(text: str, steps: list[Step], known_ids: frozenset[str], stric
 
     results: list[Result] = []
     current, handed = text, None
-    for n, step in enumerate(steps, 1):
-        stages.step(step.name)
-        # The output's tree goes on to the next step, which then does not parse the text again
-        # (the engine's output tree is the parse of its output: tests/test_output_tree.py).
-        result = migrate(current, step.rules, step.api, known_ids, strict=strict, handed=handed, hand_on=n < len(steps))
-        handed, result.handed = result.handed, None
-        results.append(result)
-        current = result.output
-    del handed
+    with cycle_collector_off():
+        for n, step in enumerate(steps, 1):
+            stages.step(step.name)
+            # The output's tree goes on to the next step, which then does not parse the text again
+            # (the engine's output tree is the parse of its output: tests/test_output_tree.py).
+            result = migrate(current, step.rules, step.api, known_ids, strict=strict, handed=handed, hand_on=n < len(steps))
+            handed, result.handed = result.handed, None
+            results.append(result)
+            current = result.output
+        del handed
     final = results[-1]
     edits = list(results[0].edits)
     for i in range(1, len(results)):

@@ -7,10 +7,8 @@ its text -> CPython's parser checks the text -> findings read off the new tree a
 
 from __future__ import annotations
 
-import gc
 from typing import NamedTuple
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from functools import lru_cache
 
 import libcst as cst
@@ -26,6 +24,7 @@ from ..check.results import Edit, EngineError, Result, SourceError
 from ..rulebook.loading import ApiTable, Rule
 from ..syntax.traversal import STATEMENT_TYPES, ancestors, made_from
 from . import stages
+from .collector import cycle_collector_off
 from .context import Context
 from .parsing import check_python, parse, reason
 from .statement_edits import Preparsed, prepend_statements, with_markers
@@ -252,7 +251,8 @@ def migrate(
     it: the output of the version step before, handed on with `hand_on` as `Result.handed`.
     The text is then not parsed (nor printed) again.
     """
-    with per_file(), _cycle_collector_off():
+    # The file's answers and trees are dropped before the collector is back on (see `collector`).
+    with cycle_collector_off(), per_file():
         return _migrate(text, rules, api, known_ids, strict, staged, handed, hand_on)
 
 
@@ -262,21 +262,6 @@ class Handed(NamedTuple):
 
     tree: cst.Module
     printed: Printed | None = None
-
-
-@contextmanager
-def _cycle_collector_off() -> Iterator[None]:
-    """A migration allocates millions of objects, and LibCST trees hold no reference cycles:
-    the cycle collector, started every few hundred allocations, spent a sixth of the time
-    (more on big files) finding nothing. It is off while one file is migrated; what cycles
-    that leaves are collected after, as usual."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
 
 
 def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: frozenset[str], strict: bool,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ...model.kernels import OpIndex
+from ...model.kernels import OpIndex, may_name
 from ...rulebook.loading import ApiTable, Rule, RuleFileError
 from ...syntax.traversal import walk
 from ..registry import kind
@@ -66,7 +66,7 @@ class ModuleMemberRename:
     def begin(self, ctx) -> None:
         self.names = {}
         for module in sorted(self.modules, key=len):  # the longest prefix names a node last: `pypto.ir.pass_manager` over `pypto.ir`
-            if module.split(".")[0] in (ctx.text or "pypto"):
+            if module.split(".")[0] in (ctx.text or "pypto") and may_name(ctx.text, module):
                 self.names.update(OpIndex(ctx.module, module).ops)
 
     def interest(self, ctx):

@@ -86,12 +86,13 @@ def infer(module: cst.Module, ops: dict[cst.CSTNode, str]) -> Module:
 
 
 def _infer(module: cst.Module, ops) -> Module:
-    consts = {name: c.value for name, c in module_constants(module).items()}
+    module_consts = module_constants(module)  # once: a file of many builders read the module again for each
+    consts = {name: c.value for name, c in module_consts.items()}
     info = Module(module_alias(ops), ops, [], consts, [], {})
     for func, ftype, builder in pl_functions(module, ops):
         info.functions.append(func)
         if builder is not None:
-            info.local[func] = {**consts, **{n: c.value for n, c in builder_constants(builder, module_constants(module)).items()}}
+            info.local[func] = {**consts, **{n: c.value for n, c in builder_constants(builder, module_consts).items()}}
         env: dict[str, Val] = {}
         for param in [*func.params.params, *func.params.kwonly_params]:
             env[param.name.value] = parameter_value(param.annotation.annotation if param.annotation else None, ops, typed=True)

@@ -147,7 +147,7 @@ class OutParams(Upgrade):
             # the function did not write (a KV cache written at one slot).
             if param not in covered and not _after(site, done.get(param), order):
                 read.add(param)
-        self._rebinds = {**getattr(self, "_rebinds", {}), func: rebinds}
+        self.__dict__.setdefault("_rebinds", {})[func] = rebinds  # (a copy per function was the square of their number)
         self._first[func.name.value] = {p: (p in read, p in covered) for p in written}
         decided = {p: ("InOut" if p in read or p not in covered else "Out", "plain") for p in written & plain}
         decided.update({p: ("InOut", "Out-read") for p in declared_out & read})
