@@ -40,7 +40,17 @@ def forms(text: str, module: str = "pypto.language") -> set[str]:
         return set()
     head, _, last = module.rpartition(".")
     names: dict[str, str] = {}  # a local name -> the path it stands for ("" = the module itself)
+    # One walk sorts out the few kinds of node read below (exact types: every node is asked).
+    imports, named, calls = [], [], []
     for node in ast.walk(tree):
+        kind = type(node)
+        if kind is ast.Attribute or kind is ast.Name:
+            named.append(node)
+        elif kind is ast.Call:
+            calls.append(node)
+        elif kind is ast.Import or kind is ast.ImportFrom:
+            imports.append(node)
+    for node in imports:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name == module and alias.asname:
@@ -57,11 +67,12 @@ def forms(text: str, module: str = "pypto.language") -> set[str]:
                 elif node.module and node.module.startswith(module + "."):
                     names[bound] = f"{node.module[len(module) + 1:]}.{alias.name}"
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in named:
         path = _path(node, names, module)
         if path:
             found.add(path)
-        if isinstance(node, ast.Call):
+    for node in calls:
+        if node.keywords:
             callee = _path(node.func, names, module)
             if callee:
                 found.update(f"{callee}({kw.arg}=)" for kw in node.keywords if kw.arg)

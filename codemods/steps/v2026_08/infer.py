@@ -63,9 +63,19 @@ class Module:
     functions: list[cst.FunctionDef]
     local: dict = None  # function -> its builder's constants over the module's (builder parameters' defaults)
     _by_function: dict = None
+    _by_name: dict = None
 
     def op(self, node) -> str | None:
         return self.ops.get(node.func) if isinstance(node, cst.Call) else None
+
+    def function_named(self, name: str | None) -> cst.FunctionDef | None:
+        """The first pl function of that name (a call names its callee so): looked up, where a
+        scan of the functions per call made a file of many cost the square of their number."""
+        if self._by_name is None:
+            self._by_name = {}
+            for func in self.functions:
+                self._by_name.setdefault(func.name.value, func)
+        return self._by_name.get(name)
 
     def sites_of(self, func: cst.FunctionDef) -> list[Site]:
         """The sites of one function, in order: grouped once for all of the module's functions

@@ -180,7 +180,7 @@ class OutParams(Upgrade):
         taken to: passing the output in and rebinding it to the result is that idiom."""
         if not isinstance(value, cst.Call) or self.info.op(value) is not None or not isinstance(value.func, cst.Name):
             return False
-        func = next((f for f in self.info.functions if f.name.value == value.func.value), None)
+        func = self.info.function_named(value.func.value)
         params = [p.name.value for p in func.params.params if p.name.value != "self"] if func is not None else []
         passed = [params[i] if i < len(params) else None for i, a in enumerate(positional(value))
                   if isinstance(a.value, cst.Name) and a.value.value == name]
@@ -213,7 +213,7 @@ class OutParams(Upgrade):
             return
         callee = node.func.attr.value if isinstance(node.func, cst.Attribute) else node.func.value if isinstance(node.func, cst.Name) else None
         directions = self.directions.get(callee)
-        func = next((f for f in self.info.functions if f.name.value == callee), None)
+        func = self.info.function_named(callee)
         if directions is None or func is None:
             return
         params = [p.name.value for p in func.params.params if p.name.value != "self"]
