@@ -43,6 +43,9 @@ class Result:
     # rejected the input (on their line, or in their kernel): for the rules not selected.
     introduced: list[Finding] = field(default_factory=list)
     still_rejected: int = 0
+    # The output's LibCST tree (and print), where the engine was asked to hand them on to the
+    # next version step, which then need not parse the output again; never kept, compared or cached.
+    handed: object = field(default=None, compare=False, repr=False)
 
     @property
     def changed(self) -> bool:

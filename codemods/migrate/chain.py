@@ -22,6 +22,7 @@ from ..check.results import Finding, Result
 from ..rulebook.loading import ApiTable, Rule, load_api, steps as all_steps
 from ..text.long_diff import line_opcodes
 from . import stages
+from .collector import cycle_collector_off
 
 
 class Step(NamedTuple):
@@ -39,7 +40,17 @@ def forms(text: str, module: str = "pypto.language") -> set[str]:
         return set()
     head, _, last = module.rpartition(".")
     names: dict[str, str] = {}  # a local name -> the path it stands for ("" = the module itself)
+    # One walk sorts out the few kinds of node read below (exact types: every node is asked).
+    imports, named, calls = [], [], []
     for node in ast.walk(tree):
+        kind = type(node)
+        if kind is ast.Attribute or kind is ast.Name:
+            named.append(node)
+        elif kind is ast.Call:
+            calls.append(node)
+        elif kind is ast.Import or kind is ast.ImportFrom:
+            imports.append(node)
+    for node in imports:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name == module and alias.asname:
@@ -56,11 +67,12 @@ def forms(text: str, module: str = "pypto.language") -> set[str]:
                 elif node.module and node.module.startswith(module + "."):
                     names[bound] = f"{node.module[len(module) + 1:]}.{alias.name}"
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in named:
         path = _path(node, names, module)
         if path:
             found.add(path)
-        if isinstance(node, ast.Call):
+    for node in calls:
+        if node.keywords:
             callee = _path(node.func, names, module)
             if callee:
                 found.update(f"{callee}({kw.arg}=)" for kw in node.keywords if kw.arg)
@@ -271,12 +283,17 @@ def migrate_steps(text: str, steps: list[Step], known_ids: frozenset[str], stric
     from ..model.outputs import NO_RETURN  # here: a warm run imports this module, and LibCST with it never
 
     results: list[Result] = []
-    current = text
-    for step in steps:
-        stages.step(step.name)
-        result = migrate(current, step.rules, step.api, known_ids, strict=strict)
-        results.append(result)
-        current = result.output
+    current, handed = text, None
+    with cycle_collector_off():
+        for n, step in enumerate(steps, 1):
+            stages.step(step.name)
+            # The output's tree goes on to the next step, which then does not parse the text again
+            # (the engine's output tree is the parse of its output: tests/test_output_tree.py).
+            result = migrate(current, step.rules, step.api, known_ids, strict=strict, handed=handed, hand_on=n < len(steps))
+            handed, result.handed = result.handed, None
+            results.append(result)
+            current = result.output
+        del handed
     final = results[-1]
     edits = list(results[0].edits)
     for i in range(1, len(results)):

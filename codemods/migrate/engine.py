@@ -7,10 +7,8 @@ its text -> CPython's parser checks the text -> findings read off the new tree a
 
 from __future__ import annotations
 
-import gc
 from typing import NamedTuple
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from functools import lru_cache
 
 import libcst as cst
@@ -26,6 +24,7 @@ from ..check.results import Edit, EngineError, Result, SourceError
 from ..rulebook.loading import ApiTable, Rule
 from ..syntax.traversal import STATEMENT_TYPES, ancestors, made_from
 from . import stages
+from .collector import cycle_collector_off
 from .context import Context
 from .parsing import check_python, parse, reason
 from .statement_edits import Preparsed, prepend_statements, with_markers
@@ -240,7 +239,7 @@ def _hooks(kind: type) -> tuple[str, ...]:
 
 def migrate(
     text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: frozenset[str], strict: bool = False,
-    staged: bool = False,
+    staged: bool = False, handed: Handed | None = None, hand_on: bool = False,
 ) -> Result:
     """Apply `rules` to one file's text. Raises SourceError for bad input, EngineError for bad rules.
 
@@ -248,29 +247,25 @@ def migrate(
     which did not write it; what it finds is reported as errors at the output's lines. With
     `staged` (a narrowed rule set), a changed output is checked against the input
     (`codemods.check.introduced`) on the trees the migration built: `Result.introduced`,
-    `Result.still_rejected`.
+    `Result.still_rejected`. `handed`: the text's own tree (and print), where the caller has
+    it: the output of the version step before, handed on with `hand_on` as `Result.handed`.
+    The text is then not parsed (nor printed) again.
     """
-    with per_file(), _cycle_collector_off():
-        return _migrate(text, rules, api, known_ids, strict, staged)
+    # The file's answers and trees are dropped before the collector is back on (see `collector`).
+    with cycle_collector_off(), per_file():
+        return _migrate(text, rules, api, known_ids, strict, staged, handed, hand_on)
 
 
-@contextmanager
-def _cycle_collector_off() -> Iterator[None]:
-    """A migration allocates millions of objects, and LibCST trees hold no reference cycles:
-    the cycle collector, started every few hundred allocations, spent a sixth of the time
-    (more on big files) finding nothing. It is off while one file is migrated; what cycles
-    that leaves are collected after, as usual."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
+class Handed(NamedTuple):
+    """What one version step hands the next (`Result.handed`): its output's tree, and that
+    tree printed whole where the last phase printed it so (None: not)."""
+
+    tree: cst.Module
+    printed: Printed | None = None
 
 
 def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: frozenset[str], strict: bool,
-             staged: bool = False) -> Result:
+             staged: bool = False, handed: Handed | None = None, hand_on: bool = False) -> Result:
     bom = BOM if text.startswith(BOM) else ""
     body = text[len(bom):]
     if api.module.split(".")[0] not in body:
@@ -279,8 +274,8 @@ def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: froze
         check_python(body)
         return Result(text, text)
     stages.stage("parsing")
-    module = parse(body)
-    done = _phases(module, body, rules, api)
+    module = handed.tree if handed is not None else parse(body)
+    done = _phases(module, body, rules, api, handed.printed if handed is not None else None, hand_on)
     had = None  # a staged run's input errors, read while the input's tree and print are at hand
     if staged and done.output is not None:
         from ..check.introduced import input_errors
@@ -302,11 +297,11 @@ def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: froze
         if not rejects_any(again_module, api):
             checked = (done.output, again_module)
             break
-        again = _phases(again_module, done.output, rules, api)
+        again = _phases(again_module, done.output, rules, api, done.out_print, hand_on)
         if again.output is None or again.output == done.output:
             break
         done = _Done(done.roundtrip, again.output, done.edits + again.edits, done.touched | again.touched,
-                     again.kernels, again.over_budget, again.tree)
+                     again.kernels, again.over_budget, again.tree, out_print=again.out_print)
     if done.output is None:
         out_module, output = module, done.roundtrip
     else:
@@ -347,7 +342,12 @@ def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: froze
         from ..check.introduced import staged_check
 
         introduced, left = staged_check(body, had, output, out_module, api)
-    return Result(text, bom + output, done.edits, findings, reviewed, done.kernels, done.over_budget, introduced, left)
+    handing = None
+    if hand_on:
+        printed = done.out_print if done.out_print is not None and done.out_print.module is out_module else None
+        handing = Handed(out_module, printed)
+    return Result(text, bom + output, done.edits, findings, reviewed, done.kernels, done.over_budget, introduced, left,
+                  handing)
 
 
 def _output_tree(done: _Done) -> cst.Module | None:
@@ -373,20 +373,24 @@ class _Done(NamedTuple):
     over_budget: int
     tree: cst.Module | None = None  # the tree whose code is `output`
     printed: Printed | None = None  # the input's tree printed whole, where a phase printed it
+    out_print: Printed | None = None  # `tree` printed whole, where the caller asked for it (`print_out`)
 
 
-def _phases(module: cst.Module, body: str, rules: tuple[Rule, ...], api: ApiTable) -> _Done:
+def _phases(module: cst.Module, body: str, rules: tuple[Rule, ...], api: ApiTable, input_printed: Printed | None = None,
+            print_out: bool = False) -> _Done:
     """Each phase is one traversal serving all of its rules. Rules that restructure kernel
     regions run first; the type-directed ones then plan on the restructured tree, used as
     the transform left it, as is the output's tree the findings are read from (the caller
-    has CPython's parser check its text: the safety check of every rule)."""
+    has CPython's parser check its text: the safety check of every rule). `input_printed`: the
+    input printed whole, where the caller has that print; `print_out`: the output is printed
+    whole too (`_Done.out_print`), for a next step to start from."""
     tree, text_of_tree = module, None
     roundtrip = None
     edits: list[Edit] = []
     touched: set[str] = set()
     plan = None
     phases = sorted({r.phase for r in rules})
-    printed_tree: Printed | None = None  # `tree` printed whole by the phase before, when it was
+    printed_tree: Printed | None = input_printed  # `tree` printed whole by the phase before, when it was
     input_print: Printed | None = None  # the input printed whole (a staged run places its errors with it)
     for n, phase in enumerate(phases, 1):
         stages.stage(f"rewriting, pass {n} of {len(phases)}")
@@ -404,9 +408,10 @@ def _phases(module: cst.Module, body: str, rules: tuple[Rule, ...], api: ApiTabl
         stages.stage(f"printing, pass {n} of {len(phases)}")
         if printed_tree is None or printed_tree.module is not tree:
             printed_tree = Printed(tree)
+        source = printed_tree
         before, where, printed = printed_tree.code, printed_tree.starts(nodes), printed_tree.texts(unprinted)
         # The phase's output shares most statements with its input: their text is copied from it.
-        if phase == phases[-1]:
+        if phase == phases[-1] and not print_out:
             new_text, _, printed_after = code_starts_and_texts(new_tree, (), dispatcher.later(), printed_tree)
         else:  # printed whole: the next phase edits it
             printed_tree = Printed(new_tree, printed_tree)
@@ -418,11 +423,12 @@ def _phases(module: cst.Module, body: str, rules: tuple[Rule, ...], api: ApiTabl
         ]
         touched.update(rule.id for rule, _ in dispatcher.touched)
         if tree is module:
-            roundtrip, input_print = before, printed_tree
+            roundtrip, input_print = before, source
         if new_text != before:
             made_from(new_tree, tree)
             tree, text_of_tree = new_tree, new_text
     kernels = len(plan.region_plans) if plan is not None else 0
     over = sum(rp.over_limit for rp in plan.region_plans) if plan is not None else 0
+    out_print = printed_tree if print_out and printed_tree is not None and printed_tree.module is tree else None
     return _Done(roundtrip if roundtrip is not None else module.code, text_of_tree, edits, touched, kernels, over,
-                 tree if text_of_tree is not None else None, input_print)
+                 tree if text_of_tree is not None else None, input_print, out_print)

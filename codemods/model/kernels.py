@@ -7,6 +7,7 @@ chunk, or the body of a `pl.incore()` block. Everything else is orchestration.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -112,6 +113,15 @@ class OpIndex(ScopeTracker):
         record = (statement, pieces, frozenset(roots), tuple((r, self.resolve(r)) for r in roots))
         self._units[id(statement)] = record
         return record
+
+
+def may_name(text: str | None, module: str) -> bool:
+    """Can code whose text is `text` name a member of `module` (`pypto.backend`)? Only where
+    each part of its path is a word of the text: a name stands for a module by the imports,
+    whose paths are written out, and the attributes after them. A file that never says
+    `backend` needs no op index of `pypto.backend` (a walk of the whole tree each, per phase:
+    the 2026-08 step asks for five such modules). Without the text: it may."""
+    return text is None or all(re.search(rf"(?<!\w){re.escape(part)}(?!\w)", text) for part in module.split("."))
 
 
 def _flatten(pieces: list, ops: dict) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ...model.kernels import OpIndex
+from ...model.kernels import OpIndex, may_name
 from ...rulebook.loading import ApiTable, Rule, RuleFileError
 from ..registry import kind
 
@@ -34,7 +34,7 @@ class KeywordRename:
     def begin(self, ctx) -> None:
         if not self.module:
             self.names = ctx.ops
-        elif self.module.split(".")[0] in (ctx.text or "pypto"):
+        elif self.module.split(".")[0] in (ctx.text or "pypto") and may_name(ctx.text, self.module):
             self.names = OpIndex(ctx.module, self.module).ops
         else:
             self.names = {}

@@ -43,10 +43,7 @@ class Upgrade:
 
     def sites_by_function(self) -> dict[cst.FunctionDef, list[Site]]:
         """Each pl function's statements, in order: what kinds that reason about a whole body read."""
-        grouped: dict[cst.FunctionDef, list[Site]] = {}
-        for site in self.info.sites:
-            grouped.setdefault(site.function, []).append(site)
-        return grouped
+        return {func: self.info.sites_of(func) for func in self.info.functions if self.info.sites_of(func)}
 
     # -- decisions -----------------------------------------------------------------------
     def rewrite(self, node: cst.CSTNode, how: Rewrite) -> None:
@@ -79,9 +76,8 @@ class Upgrade:
 
     def calls(self, site: Site, *names: str):
         """The calls of the statement (outside nested statements) to `pl.<name>` or `pl.<ns>.<name>`."""
-        for node in site.own:
-            op = self.info.op(node)
-            if op is not None and op.rpartition(".")[2] in names:
+        for node, op in site.calls:
+            if op.rpartition(".")[2] in names:
                 yield node, op
 
     @staticmethod

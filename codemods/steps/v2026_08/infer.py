@@ -10,9 +10,7 @@ instead of guessing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import lru_cache
-
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import libcst as cst
@@ -53,6 +51,9 @@ class Site:
     ftype: str  # Opaque, InCore, Orchestration, ... ("jit" for @pl.jit functions)
     own: list[cst.CSTNode]  # its nodes outside nested statements
     parents: tuple = ()  # the compound statements around it, outermost first
+    # the calls of `own` that name a pl op, with the op, in the same order: every kind asks
+    # for some of them (`Upgrade.calls`), and most nodes are none
+    calls: list[tuple[cst.Call, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -64,9 +65,30 @@ class Module:
     functions: list[cst.FunctionDef]
     local: dict = None  # function -> its builder's constants over the module's (builder parameters' defaults)
     api: object = None  # the step's ApiTable: the result of an op this module does not type itself
+    _by_function: dict = None
+    _by_name: dict = None
 
     def op(self, node) -> str | None:
         return self.ops.get(node.func) if isinstance(node, cst.Call) else None
+
+    def function_named(self, name: str | None) -> cst.FunctionDef | None:
+        """The first pl function of that name (a call names its callee so): looked up, where a
+        scan of the functions per call made a file of many cost the square of their number."""
+        if self._by_name is None:
+            self._by_name = {}
+            for func in self.functions:
+                self._by_name.setdefault(func.name.value, func)
+        return self._by_name.get(name)
+
+    def sites_of(self, func: cst.FunctionDef) -> list[Site]:
+        """The sites of one function, in order: grouped once for all of the module's functions
+        (asked per function, a walk over every site of the module made a file of many
+        functions cost the square of their number)."""
+        if self._by_function is None:
+            self._by_function = {}
+            for site in self.sites:
+                self._by_function.setdefault(site.function, []).append(site)
+        return self._by_function.get(func, [])
 
     def type_of(self, expr, env: dict[str, Val]) -> Val:
         return _type(expr, env, self)
@@ -77,12 +99,13 @@ def infer(module: cst.Module, ops: dict[cst.CSTNode, str], api=None) -> Module:
 
 
 def _infer(module: cst.Module, ops, api=None) -> Module:
-    consts = {name: c.value for name, c in module_constants(module).items()}
+    module_consts = module_constants(module)  # once: a file of many builders read the module again for each
+    consts = {name: c.value for name, c in module_consts.items()}
     info = Module(module_alias(ops), ops, [], consts, [], {}, api)
     for func, ftype, builder in pl_functions(module, ops):
         info.functions.append(func)
         if builder is not None:
-            info.local[func] = {**consts, **{n: c.value for n, c in builder_constants(builder, module_constants(module)).items()}}
+            info.local[func] = {**consts, **{n: c.value for n, c in builder_constants(builder, module_consts).items()}}
         env: dict[str, Val] = {}
         for param in [*func.params.params, *func.params.kwonly_params]:
             env[param.name.value] = parameter_value(param.annotation.annotation if param.annotation else None, ops, typed=True)
@@ -93,7 +116,9 @@ def _infer(module: cst.Module, ops, api=None) -> Module:
 def _walk(body, env: dict[str, Val], func, ftype: str, info: Module, parents: tuple) -> None:
     for statement in body:
         own, _ = own_and_nested(statement)
-        info.sites.append(Site(statement, dict(env), func, ftype, own, parents))
+        ops = info.ops
+        calls = [(n, ops[n.func]) for n in own if type(n) is cst.Call and n.func in ops]
+        info.sites.append(Site(statement, dict(env), func, ftype, own, parents, calls))
         inside = (*parents, statement)
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:

@@ -31,9 +31,7 @@ ALLOCATIONS = ("create_tensor", "tensor.create")
 def scalar_names(info, func) -> set[str]:
     """Names every binding of which in `func` has a scalar type (before the rewrite)."""
     scalar, other = set(), set()
-    for site in info.sites:
-        if site.function is not func:
-            continue
+    for site in info.sites_of(func):
         name, value = binding(site.statement)
         if name is None:
             continue

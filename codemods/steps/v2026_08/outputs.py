@@ -164,7 +164,7 @@ class OutParams(Upgrade):
             # the function did not write (a KV cache written at one slot).
             if param not in covered and not _after(site, done.get(param), order):
                 read.add(param)
-        self._rebinds = {**getattr(self, "_rebinds", {}), func: rebinds}
+        self.__dict__.setdefault("_rebinds", {})[func] = rebinds  # (a copy per function was the square of their number)
         self._first[func.name.value] = {p: (p in read, p in covered) for p in written}
         decided = {p: ("InOut" if p in read or p not in covered else "Out", "plain") for p in written & plain}
         decided.update({p: ("InOut", "Out-read") for p in declared_out & read})
@@ -229,7 +229,7 @@ class OutParams(Upgrade):
         taken to: passing the output in and rebinding it to the result is that idiom."""
         if not isinstance(value, cst.Call) or self.info.op(value) is not None or not isinstance(value.func, cst.Name):
             return False
-        func = next((f for f in self.info.functions if f.name.value == value.func.value), None)
+        func = self.info.function_named(value.func.value)
         params = [p.name.value for p in func.params.params if p.name.value != "self"] if func is not None else []
         passed = [params[i] if i < len(params) else None for i, a in enumerate(positional(value))
                   if isinstance(a.value, cst.Name) and a.value.value == name]
@@ -262,7 +262,7 @@ class OutParams(Upgrade):
             return
         callee = node.func.attr.value if isinstance(node.func, cst.Attribute) else node.func.value if isinstance(node.func, cst.Name) else None
         directions = self.directions.get(callee)
-        func = next((f for f in self.info.functions if f.name.value == callee), None)
+        func = self.info.function_named(callee)
         if directions is None or func is None:
             return
         params = [p.name.value for p in func.params.params if p.name.value != "self"]
