@@ -289,7 +289,10 @@ def migrate_steps(text: str, steps: list[Step], known_ids: frozenset[str], stric
             stages.step(step.name)
             # The output's tree goes on to the next step, which then does not parse the text again
             # (the engine's output tree is the parse of its output: tests/test_output_tree.py).
-            result = migrate(current, step.rules, step.api, known_ids, strict=strict, handed=handed, hand_on=n < len(steps))
+            # The safety net runs once, on the last step's output against the file's own text: a
+            # read an earlier step left unbound is no less the migration's for being handed on.
+            result = migrate(current, step.rules, step.api, known_ids, strict=strict, handed=handed,
+                             hand_on=n < len(steps), net_source="" if n < len(steps) else text)
             handed, result.handed = result.handed, None
             results.append(result)
             current = result.output

@@ -239,7 +239,7 @@ def _hooks(kind: type) -> tuple[str, ...]:
 
 def migrate(
     text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: frozenset[str], strict: bool = False,
-    staged: bool = False, handed: Handed | None = None, hand_on: bool = False,
+    staged: bool = False, handed: Handed | None = None, hand_on: bool = False, net_source: str | None = None,
 ) -> Result:
     """Apply `rules` to one file's text. Raises SourceError for bad input, EngineError for bad rules.
 
@@ -249,11 +249,13 @@ def migrate(
     (`codemods.check.introduced`) on the trees the migration built: `Result.introduced`,
     `Result.still_rejected`. `handed`: the text's own tree (and print), where the caller has
     it: the output of the version step before, handed on with `hand_on` as `Result.handed`.
-    The text is then not parsed (nor printed) again.
+    The text is then not parsed (nor printed) again. `net_source`: the text the safety net holds
+    the output against (default: `text`; "": no net, for a version step that is not the last,
+    whose output the last step's net sees through the file's own text).
     """
     # The file's answers and trees are dropped before the collector is back on (see `collector`).
     with cycle_collector_off(), per_file():
-        return _migrate(text, rules, api, known_ids, strict, staged, handed, hand_on)
+        return _migrate(text, rules, api, known_ids, strict, staged, handed, hand_on, net_source)
 
 
 class Handed(NamedTuple):
@@ -265,7 +267,8 @@ class Handed(NamedTuple):
 
 
 def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: frozenset[str], strict: bool,
-             staged: bool = False, handed: Handed | None = None, hand_on: bool = False) -> Result:
+             staged: bool = False, handed: Handed | None = None, hand_on: bool = False,
+             net_source: str | None = None) -> Result:
     bom = BOM if text.startswith(BOM) else ""
     body = text[len(bom):]
     if api.module.split(".")[0] not in body:
@@ -326,11 +329,12 @@ def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: froze
         if restored != output:
             output, out_module = restored, parse(restored, "output")
     caught: list = []
-    if had is None and output != body:
+    against = body if net_source is None else net_source.lstrip("\ufeff")
+    if had is None and against and output != against:
         # The safety net of a full run: what no rule looks for, caught before anything is written
         from .safety_net import guard
 
-        guarded, caught = guard(body, output, out_module, rules, api)
+        guarded, caught = guard(against, output, out_module, rules, api)
         if guarded != output:
             output, out_module = guarded, parse(guarded, "output")
     stages.stage("checking")
