@@ -186,11 +186,16 @@ def newer_names(text: str, target: str, own: str | None) -> set[str]:
                                                     and t.value.id in tensors for t in n.targets)
                    for n in ast.walk(node)):
                 found.add("[]=")
-        if isinstance(node, ast.Call) and node.keywords:
-            # a keyword the target's signature lacks and the source's version has (`b_trans=`)
+        if isinstance(node, ast.Call):
+            # a keyword the target's signature lacks and the source's version has (`b_trans=`),
+            # or more positional arguments than the target's signature takes (`rem(a, b, tmp)`)
             name = ast.unparse(node.func)
             op = name[3:] if name.startswith("pl.") else ""
             old, new = there.ops.get(op), here.ops.get(op)
+            n = len(node.args)
+            if old is not None and old.params and new is not None and len(old.params) < n <= len(new.params) \
+                    and not any(isinstance(a, ast.Starred) for a in node.args):
+                found.add(f"{op}(#{n})")
             for kw in node.keywords:
                 if old is not None and old.params and new is not None and kw.arg \
                         and kw.arg not in old.params and kw.arg in new.params:

@@ -76,6 +76,8 @@ def forms(text: str, module: str = "pypto.language") -> set[str]:
             callee = _path(node.func, names, module)
             if callee:
                 found.update(f"{callee}({kw.arg}=)" for kw in node.keywords if kw.arg)
+                if not any(isinstance(a, ast.Starred) for a in node.args):
+                    found.add(f"{callee}(#{len(node.args)})")
         if isinstance(node, ast.FunctionDef) and _stores_by_subscript(node, names, module):
             found.add(SUBSCRIPT_STORE)
     return found
@@ -148,13 +150,17 @@ def _later_names(found: set[str], table: ApiTable, later: list[ApiTable]) -> boo
 
 def _later_keyword(path: str, table: ApiTable, later: list[ApiTable]) -> bool:
     """`op(kw=)` of `forms`: a keyword the table's signature of op lacks (where the table knows
-    its parameters) and a later table's has."""
+    its parameters) and a later table's has; `op(#n)`: more positional arguments than the
+    table's signature takes and a later one's does (`pl.tile.rem(a, b, tmp)`)."""
     op, _, rest = path.partition("(")
-    keyword = rest[:-2]
     spec = table.ops.get(op)
-    if spec is None or not spec.params or keyword in spec.params or spec.kind == "removed":
+    if spec is None or not spec.params or spec.kind == "removed":
         return False
-    return any(keyword in getattr(t.ops.get(op), "params", ()) for t in later)
+    if rest.startswith("#"):  # `op(#n)`: n positional arguments, more than its signature there takes
+        n = int(rest[1:-1])
+        return n > len(spec.params) and any(n <= len(getattr(t.ops.get(op), "params", ())) for t in later)
+    keyword = rest[:-2]
+    return keyword not in spec.params and any(keyword in getattr(t.ops.get(op), "params", ()) for t in later)
 
 
 def written_after(text: str, names: list[str], end: int, rules_dir=None) -> bool:

@@ -93,6 +93,7 @@ class Op(NamedTuple):
     on_tile: str = ""  # the result's kind when a scalar op is given a Tile (pl.min(tile, axis=0))
     rejects: str = ""  # the compiler's message where it rejects the op (see `accepts`)
     tile_form: str = ""  # a tensor-only op's counterpart on Tiles where it has another name (add_scalar: tile.adds)
+    nd: tuple[str, ...] = ()  # operands that must be in the ND (row_major) block layout at this version
 
     def accepted(self, kind: str, in_kernel: bool) -> bool:
         where = self.accepts.get(kind)
@@ -171,7 +172,7 @@ def _namespaced(ops: dict[str, Op], namespaces: dict[str, frozenset[str]]) -> No
             ops[key] = Op(key, kind, params, roles, result, space=dict(base.space), scratch=base.scratch if base.scratch in params else "",
                           unit=base.unit, reads_acc=base.reads_acc, required=base.required,
                           like=base.like, shape=base.shape, dtype=base.dtype,
-                          tile_form=base.tile_form if space == "tensor" else "")
+                          tile_form=base.tile_form if space == "tensor" else "", nd=base.nd if space == "tile" else ())
 
 
 def default_rules_dir() -> Path:
@@ -428,6 +429,7 @@ def load_api(rules_dir: Path | None, step: str) -> ApiTable:
             dtype=str(spec.get("dtype", "")),
             tile_params=tuple(spec["tile_params"]) if "tile_params" in spec else None,
             tile_form=str(spec.get("tile_form", "")),
+            nd=tuple(spec.get("nd", ())),
         )
     namespaces = {space: frozenset(names) for space, names in data.get("namespaces", {}).items()}
     _namespaced(ops, namespaces)

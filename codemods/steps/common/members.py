@@ -151,6 +151,11 @@ class UnknownMember:
         spec = self.api.ops.get(op or "")
         if spec is None or not spec.params or spec.kind == "removed":
             return None
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        if len(positional) > len(spec.params) and len(positional) == sum(1 for a in call.args if a.keyword is None):
+            newer = _newer_table(self.api, op, arity=len(positional))
+            if newer is not None:
+                return f"#{len(positional)}", newer
         for arg in call.args:
             if arg.keyword is not None and arg.keyword.value not in spec.params:
                 newer = _newer_table(self.api, op, arg.keyword.value)
@@ -189,7 +194,9 @@ class UnknownMember:
         if not self._unknown(op):
             keyword = self._newer_keyword(op, original)
             if keyword is not None:
-                ctx.flag(self.rule, original, self._newer(f"pl.{op}({keyword[0]}=...)", keyword[1]))
+                said = (f"pl.{op} with {keyword[0][1:]} arguments" if keyword[0].startswith("#")
+                        else f"pl.{op}({keyword[0]}=...)")
+                ctx.flag(self.rule, original, self._newer(said, keyword[1]))
             return None
         newer = _newer_table(self.api, op)
         if newer is not None:  # code written for a later pypto than the pinned target: no hand rewrite
@@ -213,8 +220,9 @@ def _newer_store(api: ApiTable) -> ApiTable | None:
     return next((t for t in (load_api(None, s) for s in later) if t.subscript_store), None)
 
 
-def _newer_table(api: ApiTable, op: str, keyword: str | None = None) -> ApiTable | None:
-    """The first step after the table's own whose API has `pl.<op>` (taking `keyword`), or None."""
+def _newer_table(api: ApiTable, op: str, keyword: str | None = None, arity: int = 0) -> ApiTable | None:
+    """The first step after the table's own whose API has `pl.<op>` (taking `keyword`, or
+    `arity` positional arguments), or None."""
     from ...rulebook.loading import load_api, steps
 
     names = steps()
@@ -222,6 +230,8 @@ def _newer_table(api: ApiTable, op: str, keyword: str | None = None) -> ApiTable
         return None
     for step in names[names.index(api.step) + 1:]:
         table = load_api(None, step)
-        if table.offers(op) and (keyword is None or keyword in getattr(table.ops.get(op), "params", ())):
-            return table
+        params = getattr(table.ops.get(op), "params", ())
+        if not table.offers(op) or (keyword is not None and keyword not in params) or arity > len(params):
+            continue
+        return table
     return None

@@ -164,6 +164,17 @@ def _carried(loop: cst.For, kind: str | None, env: dict, info: Module) -> dict[s
     return out
 
 
+def _helper_result(call: cst.Call, info: Module) -> Val:
+    """A call of a pl function of the module by its name (`scale_shift(v)`, an `@pl.inline`
+    helper): what its return annotation says."""
+    func = call.func
+    name = func.value if isinstance(func, cst.Name) else None
+    callee = next((f for f in info.functions if f.name.value == name), None) if name else None
+    if callee is None or callee.returns is None:
+        return UNKNOWN_VAL
+    return parameter_value(callee.returns.annotation, info.ops, typed=True)
+
+
 def _merge(env: dict, inner: dict, info: "Module") -> None:
     for name, val in inner.items():
         if name in env and val.kind == env[name].kind and val.shape != env[name].shape and _same_shape(
@@ -328,7 +339,7 @@ def _arg(call: cst.Call, index: int, name: str):
 def _call(call: cst.Call, env, info: Module) -> Val:
     op = info.op(call)
     if op is None:
-        return UNKNOWN_VAL
+        return _helper_result(call, info)
     family, _, name = op.rpartition(".")
     first = _arg(call, 0, "") if call.args else None
     base = _type(first, env, info) if first is not None else UNKNOWN_VAL

@@ -52,11 +52,13 @@ class AxisReduction(_Scratch):
                 self.flag(site, f"`pl.{op}(..., axis=...)` is gone: use pl.row_{name}(tile, tmp) (last axis, result "
                                 f"[M, 1]) or pl.col_{name}(tile) (axis 0, [1, N]); keepdim=False has no equivalent")
                 continue
+            # The operand as the updated call has it: another rule may have renamed a read in it.
             if a in (1, -1):
                 tmp = self.scratch(site, self.target_name(site, "tmp"), t.shape, t.dtype)
-                self.rewrite(call, lambda new, n=name, x=x, tmp=tmp: self.expr(f"pl.row_{n}({self.text(x)}, {tmp})"))
+                self.rewrite(call, lambda new, n=name, tmp=tmp: self.expr(
+                    f"pl.row_{n}({self.text(positional(new)[0].value)}, {tmp})"))
             else:
-                self.rewrite(call, lambda new, n=name, x=x: self.expr(f"pl.col_{n}({self.text(x)})"))
+                self.rewrite(call, lambda new, n=name: self.expr(f"pl.col_{n}({self.text(positional(new)[0].value)})"))
 
 
 @kind("upgrade-same-dtype-cast")
