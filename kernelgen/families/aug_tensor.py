@@ -93,3 +93,25 @@ def fillpad(ctx: Ctx) -> None:
     pad = ctx.one_of(["pl.PadValue.zero", "pl.PadValue.max", "pl.PadValue.min"])
     ctx.add(f"{wide} = pl.tensor.fillpad_expand({ctx.a}, [TILE, COLS * 2], pad_value={pad})")
     ctx.add(f"{ctx.v} = pl.tensor.slice({wide}, [TILE, COLS], [0, 0])")
+
+
+@production("aug_tensor_random", eras=ERAS)
+def random(ctx: Ctx) -> None:
+    """Counter-based random bits (pto.trandom) mixed in at a weight of zero: the kernel's values
+    stay what they were, the op is still compiled."""
+    ns = ctx.one_of(["pl.", "pl.tensor."])
+    bits = ctx.fresh("r")
+    ctx.add(f"{bits} = {ns}random(1, 2, 0, 0, 0, 0, [TILE, COLS], dtype=pl.INT32)")
+    ctx.add(f"{ctx.v} = pl.tensor.add({ctx.a}, pl.tensor.muls(pl.tensor.cast({bits}, target_type=pl.FP32), 0.0))")
+
+
+@production("aug_tensor_block", eras=ERAS)
+def block(ctx: Ctx) -> None:
+    """The block indices and an extent read as scalars, used at a weight of zero."""
+    # dim of a kernel parameter: a value computed in the kernel is a Tile to head ("tensor.dim
+    # requires first argument to be a TensorType")
+    op = ctx.one_of(["get_block_idx()", "get_block_num()", "get_subblock_idx()", "dim(x, 1)"])
+    ns = ctx.one_of(["pl.", "pl.tensor."]) if op.startswith("dim") else "pl.tensor."
+    n = ctx.fresh("n")
+    ctx.add(f"{n} = {ns}{op}")
+    ctx.add(f"{ctx.v} = pl.tensor.adds({ctx.a}, pl.cast({n}, pl.FP32) * 0.0)")
