@@ -48,6 +48,7 @@ class Choice:
 
     candidates: list[dict[str, int]] = field(default_factory=list)
     own_cost: float = 0.0
+    model: "Sizes | None" = None
 
     @property
     def sets(self) -> dict[str, int]:
@@ -253,7 +254,7 @@ class Sizes:
             ids = term(offset), term(extent), term(dim)
             if None not in ids and self.terms[ids[0]][1] + self.terms[ids[1]][1] <= self.terms[ids[2]][1]:
                 self.fits.append(ids)
-        for a, b in found:
+        for a, b in found + _calls(tree):
             ids = term(a), term(b)
             if None not in ids and self.terms[ids[0]][1] == self.terms[ids[1]][1]:
                 self.same.append(ids)
@@ -414,6 +415,46 @@ def _meetings(tree: ast.Module, term) -> list[set[int]]:
             if len(group) >= 2:
                 groups.append(group)
     return groups
+
+
+def _shapes(fn: ast.FunctionDef) -> dict[str, list[ast.expr]]:
+    """The tensors of known shape in a kernel function: its annotated parameters and what it
+    creates with a literal shape."""
+    shapes: dict[str, list[ast.expr]] = {}
+    for arg in fn.args.args + fn.args.kwonlyargs:
+        for node in ast.walk(arg.annotation) if arg.annotation is not None else ():
+            dims = _tensor_dims(node)
+            if dims and arg.arg not in shapes:
+                shapes[arg.arg] = dims
+    for node in ast.walk(fn):
+        got = _assignment(node) if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+        if got and isinstance(got[1], ast.Call) and isinstance(got[1].func, ast.Attribute) and \
+                got[1].func.attr.startswith("create") and got[1].args and isinstance(got[1].args[0], ast.List):
+            shapes.setdefault(got[0], list(got[1].args[0].elts))
+    return shapes
+
+
+def _calls(tree: ast.Module) -> list[tuple[ast.expr, ast.expr]]:
+    """A kernel calling another kernel of the module (`indexer_compressor(x, kv, ...)`, a
+    sibling's kernel in a merged package) hands it tensors whose dims are the callee's
+    parameters' dims: (the caller's dim, the callee's) of each."""
+    kernels = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef) and any(_pl_decorator(d) for d in n.decorator_list)}
+    params = {name: _shapes(fn) for name, fn in kernels.items()}
+    out = []
+    for fn in kernels.values():
+        shapes = _shapes(fn)
+        for node in ast.walk(fn):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in kernels):
+                continue
+            callee = kernels[node.func.id]
+            names = [a.arg for a in callee.args.args]
+            given = list(zip(names, node.args)) + [(k.arg, k.value) for k in node.keywords if k.arg]
+            for param, arg in given:
+                want = params[node.func.id].get(param)
+                have = shapes.get(arg.id) if isinstance(arg, ast.Name) else None
+                if want and have and len(want) == len(have):
+                    out.extend(zip(have, want))
+    return out
 
 
 _WINDOWS = {"view": (1, 2), "slice": (1, 2), "load": (2, 1)}  # op: (shape argument, offsets argument)
@@ -595,14 +636,14 @@ def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = N
     model = Sizes(tree, fixed, known)
     own_cost = model.cost({})
     if own_cost <= SMALL or not model.base:
-        return Choice([], own_cost)
+        return Choice([], own_cost, model)
     # Only what a shape, a window or a loop reads is a size; a constant that is only compared
     # (a capacity guard's limit) keeps its value.
     shaped = set().union(*(model.reads(i) for i in model.shaped())) if model.shaped() else set()
     names = [n for n in model.base if (allowed is None or n in allowed) and n in shaped]
     state = {n: model.base[n] for n in names}
     if not model.holds(state):
-        return Choice([], own_cost)
+        return Choice([], own_cost, model)
     path = [dict(state)]
     # First all sizes together, which keeps every ratio between them; then one at a time.
     while True:
@@ -649,4 +690,4 @@ def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = N
         s = path[int((len(path) - 1) * fraction)]
         if s not in picks:
             picks.append(s)
-    return Choice([changed(s) for s in picks if changed(s)], own_cost)
+    return Choice([changed(s) for s in picks if changed(s)], own_cost, model)
