@@ -47,7 +47,8 @@ class Package:
         return found
 
     def runtime_sets(self, env: dict, own: dict) -> dict[str, str]:
-        """Every module constant whose value moved, as `--set` takes it (`NAME` of the kernel
+        """Every module constant whose value moved from `own` (the values the modules have when
+        run as they are, not those a `--set` gave), as `--set` takes it (`NAME` of the kernel
         file, `module.NAME` of a sibling): applying them rebuilds each module at these sizes."""
         out = {}
         for module, names in self.assigned.items():

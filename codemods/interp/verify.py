@@ -140,7 +140,7 @@ def _package_candidates(trees, fixed, both, namespaces, original, migrated) -> l
     model = choice.model
     out = []
     for sizes in choice.candidates or [{}]:
-        sets = whole.runtime_sets(model.env(sizes), model.own) if model is not None else {}
+        sets = whole.runtime_sets(model.env(sizes), {**model.own, **whole.known}) if model is not None else {}
         shown = {whole.display.get(k, k): v for k, v in sizes.items()}
         out.append((shown, sets))
     return out
