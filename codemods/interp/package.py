@@ -124,8 +124,14 @@ def build(path: str, tree: ast.Module, namespaces: dict[str, dict]) -> Package:
         bound: dict[str, str] = {}
         for dep, node in folder_imports(t, folder):
             for a in node.names:
-                if isinstance(node, ast.ImportFrom):
-                    names[a.asname or a.name] = maps.get(dep, {}).get(a.name, dep + SEP + a.name)
+                # The module's own assignment of a name wins over an import of it (the value it
+                # ends with at module level).
+                if isinstance(node, ast.ImportFrom) and a.name == "*":
+                    for n, merged in maps.get(dep, {}).items():
+                        if not n.startswith("_"):
+                            names.setdefault(n, merged)
+                elif isinstance(node, ast.ImportFrom):
+                    names.setdefault(a.asname or a.name, maps.get(dep, {}).get(a.name, dep + SEP + a.name))
                 elif a.name == dep:
                     bound[a.asname or a.name] = dep
         maps[module], modules_as[module] = names, bound
@@ -135,13 +141,14 @@ def build(path: str, tree: ast.Module, namespaces: dict[str, dict]) -> Package:
         for n, v in namespaces.get(module, {}).items():
             if n in own and _int(v) is not None:
                 package.known[prefix + n] = v
-        renamed = _Rename(names, bound, maps, namespaces, trees, package, module).visit(_copy(t))
-        found_builders = set(builders(t)) if module else set()
+        if module:
+            # A sibling's golden reference, test harness or own program builder: verify never runs them.
+            kept = _kernels_and_helpers(t) - set(builders(t))
+            t.body = [n for n in t.body if not isinstance(n, ast.FunctionDef) or n.name in kept]
+        renamed = _Rename(names, bound, maps, namespaces, trees, package, module).visit(t if module else _copy(t))
         for node in renamed.body:
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 continue
-            if isinstance(node, ast.FunctionDef) and node.name in {prefix + b for b in found_builders}:
-                continue  # a sibling's own program builder: the kernel file does not run it
             body.append(node)
             if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
                     and isinstance(node.value, ast.Name)):
@@ -149,6 +156,28 @@ def build(path: str, tree: ast.Module, namespaces: dict[str, dict]) -> Package:
     sources = [ast.Assign([ast.Name(s, ast.Store())], ast.Constant(package.known[s])) for s in sorted(package.sources)]
     package.tree = ast.fix_missing_locations(ast.Module(sources + body, []))
     return package
+
+
+def _kernels_and_helpers(tree: ast.Module) -> set[str]:
+    """The module's pl functions and the module functions they call (a helper computing a tile)."""
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    todo = [name for name, fn in functions.items() if any(_pl(d) for d in fn.decorator_list)]
+    kept: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name in kept:
+            continue
+        kept.add(name)
+        todo += [c.func.id for c in ast.walk(functions[name]) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+                 and c.func.id in functions]
+    return kept
+
+
+def _pl(decorator: ast.expr) -> bool:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    while isinstance(target, ast.Attribute):
+        target = target.value
+    return isinstance(target, ast.Name) and target.id == "pl"
 
 
 def _copy(tree: ast.Module) -> ast.Module:

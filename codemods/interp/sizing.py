@@ -29,6 +29,7 @@ import itertools
 import math
 from dataclasses import dataclass, field
 
+from .sizing_check import Relations
 from .sources import builders
 
 _PURE = {"min": min, "max": max, "abs": abs, "int": int, "len": len}
@@ -68,7 +69,13 @@ def _pure(node: ast.AST) -> bool:
 
 
 def _code(node: ast.expr):
-    return compile(ast.fix_missing_locations(ast.Expression(ast.parse(ast.unparse(node), mode="eval").body)), "<size>", "eval")
+    text = ast.unparse(node)
+    code = compile(ast.fix_missing_locations(ast.Expression(ast.parse(text, mode="eval").body)), "<size>", "eval")
+    _TEXT[code] = text
+    return code
+
+
+_TEXT: dict = {}  # a size's code -> its text, to compute many of them in one piece of code
 
 
 def _int(value) -> int | None:
@@ -134,16 +141,17 @@ class Sizes:
 
     def env(self, values: dict[str, int]) -> dict:
         env = dict(self.fixed)
-        for name, code in self.chain:
-            if name in values:
-                env[name] = values[name]
-            elif name in self.fixed:
-                continue
-            else:
-                try:
-                    env[name] = eval(code, {"__builtins__": _PURE}, env)
-                except Exception:
-                    env.pop(name, None)  # not a size this module can compute alone
+        if getattr(self, "_chain_code", None) is None or self._chain_code[0] != len(self.chain):
+            # The whole chain as one piece of code: a search computes it thousands of times.
+            lines = []
+            for i, (name, code) in enumerate(self.chain):
+                if name in self.fixed:
+                    continue
+                lines += [f"try:\n    {name} = __values[{name!r}] if {name!r} in __values else ({_TEXT[code]})",
+                          f"except __E:\n    __pop({name!r})"]  # not a size this module can compute alone
+            self._chain_code = (len(self.chain), compile("\n".join(lines) or "pass", "<chain>", "exec"))
+        glob = {"__builtins__": _PURE, "__values": values, "__E": Exception, "__pop": lambda n: env.pop(n, None)}
+        exec(self._chain_code[1], glob, env)
         return env
 
     def _value(self, code, env):
@@ -307,13 +315,15 @@ class Sizes:
 
     def values(self, sizes: dict[str, int]) -> list | None:
         env = self.env(sizes)
-        out = []
-        for code, _ in self.terms:
-            v = _int(self._value(code, env))
-            if v is None:
-                return None
-            out.append(v)
-        return out
+        if getattr(self, "_all", None) is None or self._all[0] != len(self.terms):
+            # Every term in one expression: a search evaluates them thousands of times.
+            listed = ast.List([ast.parse(k, mode="eval").body for k in self.keys], ast.Load())
+            self._all = (len(self.terms), compile(ast.fix_missing_locations(ast.Expression(listed)), "<sizes>", "eval"))
+        try:
+            out = eval(self._all[1], {"__builtins__": _PURE}, env)
+        except Exception:
+            return None  # one term that cannot be computed at these sizes
+        return out if set(map(type, out)) <= {int} else None  # int, not bool
 
     def holds(self, sizes: dict[str, int]) -> bool:
         # A dimension of 1 broadcasts against anything and hides a transposed or mismatched
@@ -323,6 +333,11 @@ class Sizes:
         v = self.values(sizes)
         if v is None:
             return False
+        if getattr(self, "_relations", None) is None:
+            self._relations = Relations(self)
+        fast = self._relations.holds(v)
+        if fast is not None:
+            return fast
         if any(v[i] < 1 for i in self.positive):
             return False
         if any(v[b] <= 0 or v[a] % v[b] for a, b in self.divides):
@@ -628,6 +643,26 @@ def _nests(tree: ast.Module, term) -> list[list[tuple[int, int, int]]]:
     return out
 
 
+def _group_move(model: Sizes, state: dict[str, int], names: list[str]) -> dict[str, int] | None:
+    """Halve every size but those read by a relation the halving breaks, until all hold."""
+    moving = {n for n in names if state[n] % 2 == 0 and state[n] >= 4}
+    if getattr(model, "_relations", None) is None:
+        model._relations = Relations(model)
+    while len(moving) > 1:
+        trial = {**state, **{n: state[n] // 2 for n in moving}}
+        values = model.values(trial)
+        if values is None:
+            return None
+        broken = model._relations.violated(values)
+        if not broken:
+            return trial if model.holds(trial) and model.cost(trial) < model.cost(state) else None
+        stuck = set().union(*(model.reads(i) for i in broken)) & moving
+        if not stuck:
+            return None
+        moving -= stuck
+    return None
+
+
 def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = None,
            known: dict[str, int] | None = None) -> Choice:
     """Candidate sizes, smallest first, then the states the search passed through on the way
@@ -665,6 +700,14 @@ def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = N
                 path.append(dict(state))
                 moved = True
                 break
+        if not moved:
+            # All sizes together but those a broken relation reads: the sizes that meet one
+            # another across many statements (a package of modules) keep their ratios.
+            trial = _group_move(model, state, names)
+            if trial is not None:
+                state = trial
+                path.append(dict(state))
+                moved = True
         if not moved:
             # Two sizes tied by an equality (a reshape's HC_DIM = HC_MULT * D) move together.
             for a, b in itertools.combinations(sorted(names, key=lambda n: -state[n]), 2):
