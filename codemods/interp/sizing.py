@@ -693,19 +693,12 @@ def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = N
     moved = True
     while moved:
         moved = False
-        # A move that makes the kernel no dearer first (a tile halved under a size that stays
-        # means twice the trips); then any that holds, the way to a cheaper state further on.
-        now = model.cost(state)
-        for cheaper in (True, False):
-            for name in sorted(names, key=lambda n: -state[n]):
-                trial = next((t for p in _primes(state[name]) if model.holds(t := {**state, name: state[name] // p})
-                              and (not cheaper or model.cost(t) <= now)), None)
-                if trial is not None:
-                    state = trial
-                    path.append(dict(state))
-                    moved = True
-                    break
-            if moved:
+        for name in sorted(names, key=lambda n: -state[n]):
+            trial = next((t for p in _primes(state[name]) if model.holds(t := {**state, name: state[name] // p})), None)
+            if trial is not None:
+                state = trial
+                path.append(dict(state))
+                moved = True
                 break
         if not moved:
             # All sizes together but those a broken relation reads: the sizes that meet one
