@@ -158,3 +158,19 @@ def test_the_command_says_the_sizes_of_each_module(pair, tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     said = next(line for line in done.stderr.splitlines() if "sizes chosen" in line)
     assert "config.BIG.hidden=" in said and "config.BATCH=" in said, said
+
+
+def test_an_out_parameter_neither_side_writes_is_not_an_output_that_differs():
+    """The DeepSeek-V4 attention's migration declares `cmp_kv` InOut; at inputs where the branch
+    writing it is not taken, neither run writes it, and both hold what the host gave."""
+    import numpy as np
+
+    from codemods.interp.values import Tensor
+    from codemods.interp.verify import compare
+
+    data = np.zeros((2, 2), dtype=np.float32)
+    written = Tensor(data + 1, np.ones((2, 2), dtype=bool), "out")
+    untouched = Tensor(data, np.zeros((2, 2), dtype=bool), "cache")
+    assert compare({"out": written}, {"out": written, "cache": untouched}, False).code == EQUIVALENT
+    touched = Tensor(data, np.ones((2, 2), dtype=bool), "cache")
+    assert compare({"out": written}, {"out": written, "cache": touched}, False).code == MISMATCH
