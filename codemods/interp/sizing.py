@@ -381,7 +381,6 @@ def _meetings(tree: ast.Module, term) -> list[set[int]]:
     of a `for`), with the dims of every tensor it names whose shape is known in that function
     (a `pl.Tensor[[...]]` parameter, a `pl.create_tensor([...])`/`create_tile` result)."""
     groups = []
-    kernels = {n.name for n in tree.body if isinstance(n, ast.FunctionDef) and any(_pl_decorator(d) for d in n.decorator_list)}
     for fn in ast.walk(tree):
         if not (isinstance(fn, ast.FunctionDef) and any(_pl_decorator(d) for d in fn.decorator_list)):
             continue
@@ -410,11 +409,6 @@ def _meetings(tree: ast.Module, term) -> list[set[int]]:
             elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return)):
                 parts = [node]
             else:
-                continue
-            call = getattr(node, "value", None)
-            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in kernels:
-                # A call of another kernel hands it whole tensors: their dims meet the callee's
-                # parameters' (`_calls`), not one another's.
                 continue
             group = set()
             # A local's value meets where the local is read (`row0 = b * MAX_SEQ + s0` then a
@@ -669,22 +663,6 @@ def _group_move(model: Sizes, state: dict[str, int], names: list[str]) -> dict[s
     return None
 
 
-def _back_up(model: Sizes, state: dict[str, int], names: list[str]) -> dict[str, int] | None:
-    """A tile halved on the way while the size it tiles could not follow makes more trips than
-    it need: doubled back toward the file's own value wherever that holds and is cheaper."""
-    now, moved = model.cost(state), False
-    improved = True
-    while improved:
-        improved = False
-        for name in sorted(names, key=lambda n: state[n]):
-            if state[name] * 2 > model.base[name] or model.base[name] % (state[name] * 2):
-                continue
-            trial = {**state, name: state[name] * 2}
-            if model.holds(trial) and (cost := model.cost(trial)) < now:
-                state, now, moved, improved = trial, cost, True, True
-    return state if moved else None
-
-
 def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = None,
            known: dict[str, int] | None = None) -> Choice:
     """Candidate sizes, smallest first, then the states the search passed through on the way
@@ -742,9 +720,6 @@ def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = N
     costs = [model.cost(s) for s in path]
     cheapest = min(range(len(path)), key=lambda i: (costs[i], -i))
     path = path[:cheapest + 1]
-    better = _back_up(model, path[-1], names)
-    if better is not None:
-        path.append(better)
     def changed(state: dict[str, int]) -> dict[str, int]:
         """The sizes that moved and matter: one that no size of the kernel depends on (a module
         default a given builder parameter replaces) stays as the file has it."""
