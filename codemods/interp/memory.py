@@ -7,7 +7,13 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes as D
+from .sources import SetupError
 from .values import KernelError, Tensor, Tile, window, array_of, dtype_of, inherited_valid, space_of, squeeze_lead, valid_of
+
+
+class NotModelled(KernelError, SetupError):
+    """The original does something the interpreter cannot run faithfully (a store reaching past
+    its tile's buffer): said at its line, and no verdict either way, never a mismatch."""
 
 
 class MemoryOps:
@@ -123,7 +129,7 @@ class MemoryOps:
                 raise KernelError(f"store() takes 3 positional arguments but {3 + len(old_form)} were given")
             shapes, output_tensor = [int(s) for s in output_tensor], old_form[0]
             if len(shapes) != len(tile.shape) or any(s > n for s, n in zip(shapes, tile.shape)):
-                raise KernelError(f"pl.store of a {shapes} window of a {list(tile.shape)} tile: it reaches past the "
+                raise NotModelled(f"pl.store of a {shapes} window of a {list(tile.shape)} tile: it reaches past the "
                                   "tile, whose buffer the interpreter does not model")
             tile = Tile(tile.data[tuple(slice(0, s) for s in shapes)], tile.space, tile.kernel, tile.valid, tile.name)
         self._dispatch("store", [tile, offsets, output_tensor])

@@ -24,6 +24,7 @@ from ..rulebook.loading import ApiTable
 from . import execute
 from .execute import Settings
 from . import package, sizing
+from .memory import NotModelled
 from .sources import CannotLoad, NotAKernel, SetupError, SizeError, builders, module_names
 from .ops import HEAD, OLD, STRICT, Machine
 from .values import KernelError
@@ -211,7 +212,7 @@ def _written(t) -> bool:
 
 
 def _failure(failed: "_Failed") -> Verdict:
-    return Verdict(SETUP if isinstance(failed.__cause__, (SizeError, NotAKernel)) else MISMATCH, str(failed))
+    return Verdict(SETUP if isinstance(failed.__cause__, (SizeError, NotAKernel, NotModelled)) else MISMATCH, str(failed))
 
 
 class _Heartbeat:

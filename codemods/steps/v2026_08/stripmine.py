@@ -293,6 +293,8 @@ class StripMine(Upgrade):
             else:
                 # Each tile fits, but one op reads tiles that are resident together and do not:
                 # no memory reuse brings that op under the buffer either.
+                if not (isinstance(value, cst.Call) and sum(1 for a in value.args if a.keyword is None) >= 2):
+                    continue  # one tile operand at most: its own size was checked above
                 size, call, operands = self.bytes.read_at_once(function, site)
                 if size <= self.limit or call is None or len(operands) < 2 or any(
                         (self.bytes.of(v.shape, v.dtype, function) or 0) > self.limit
