@@ -43,34 +43,30 @@ def fmod(ctx: Ctx) -> None:
         ctx.add(f"{ctx.v} = pl.tensor.fmod({ctx.a}, {ctx.positive(ctx.b)})")
 
 
-@production("aug_tensor_rows", eras=ERAS)
-def rows(ctx: Ctx) -> None:
-    """A row statistic of the newer kinds, broadcast back over the row."""
-    op = ctx.one_of(["row_prod", "row_argmax", "row_argmin", "row_sum", "row_max", "row_min"])
-    stat = ctx.fresh("r")
-    src = f"pl.tensor.muls({ctx.b}, 0.125)" if op == "row_prod" else ctx.b
+def _statistic(ctx: Ctx, stem: str, ops: list[str], expands: list[str]) -> None:
+    """A row or column statistic (`ops`), broadcast back over its axis (`expands`)."""
+    op = ctx.one_of(ops)
+    stat = ctx.fresh(stem)
+    src = f"pl.tensor.muls({ctx.b}, 0.125)" if op.endswith("_prod") else ctx.b
     ctx.add(f"{stat} = pl.tensor.{op}({src})")
     if "arg" in op:  # an INT32 index: a name of its own as FP32 (head refuses re-typing a name)
         index, stat = stat, ctx.fresh("f")
         ctx.add(f"{stat} = pl.tensor.cast({index}, target_type=pl.FP32)")
-    expand = ctx.one_of(["row_expand_add", "row_expand_sub", "row_expand_mul", "row_expand_max", "row_expand_min",
-                         "row_expand_expdif"])
-    ctx.add(f"{ctx.v} = pl.tensor.{expand}({ctx.a}, {stat})")
+    ctx.add(f"{ctx.v} = pl.tensor.{ctx.one_of(expands)}({ctx.a}, {stat})")
+
+
+@production("aug_tensor_rows", eras=ERAS)
+def rows(ctx: Ctx) -> None:
+    _statistic(ctx, "r", ["row_prod", "row_argmax", "row_argmin", "row_sum", "row_max", "row_min"],
+               ["row_expand_add", "row_expand_sub", "row_expand_mul", "row_expand_max", "row_expand_min",
+                "row_expand_expdif"])
 
 
 @production("aug_tensor_cols", eras=ERAS)
 def cols(ctx: Ctx) -> None:
-    """A column statistic, broadcast back over the column."""
-    op = ctx.one_of(["col_sum", "col_max", "col_min", "col_prod", "col_argmax", "col_argmin"])
-    stat = ctx.fresh("c")
-    src = f"pl.tensor.muls({ctx.b}, 0.125)" if op == "col_prod" else ctx.b
-    ctx.add(f"{stat} = pl.tensor.{op}({src})")
-    if "arg" in op:  # an INT32 index: a name of its own as FP32 (head refuses re-typing a name)
-        index, stat = stat, ctx.fresh("f")
-        ctx.add(f"{stat} = pl.tensor.cast({index}, target_type=pl.FP32)")
-    expand = ctx.one_of(["col_expand_add", "col_expand_sub", "col_expand_mul", "col_expand_max", "col_expand_min",
-                         "col_expand_expdif"])
-    ctx.add(f"{ctx.v} = pl.tensor.{expand}({ctx.a}, {stat})")
+    _statistic(ctx, "c", ["col_sum", "col_max", "col_min", "col_prod", "col_argmax", "col_argmin"],
+               ["col_expand_add", "col_expand_sub", "col_expand_mul", "col_expand_max", "col_expand_min",
+                "col_expand_expdif"])
 
 
 @production("aug_tensor_part", eras=ERAS)
