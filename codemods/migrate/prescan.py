@@ -115,7 +115,7 @@ class RegionScan:
             buffer = self._fresh(f"{name}_buf")
             rp.handoff[name] = Handoff(name, buffer, shape or (), dtype or "FP32", valid, region)
         for name, values in assigns.items():
-            if values and all(self._call_op(v) in ("slice", "view") for v in values):
+            if values and all(self._call_op(v) in ("slice", "view") or _window(v) for v in values):
                 contexts = [u for u in uses[name] if u[0] is not None or u[2] is not None]
                 in_matmul = all(
                     (op == "matmul" and i in (0, 1)) or (op == "transpose" and i == 0 and g and g[0] == "matmul")
@@ -192,3 +192,8 @@ def _names(expr: str) -> set[str]:
         return {n.id for n in ast.walk(ast.parse(expr, mode="eval")) if isinstance(n, ast.Name)}
     except SyntaxError:
         return {expr}
+
+
+def _window(node) -> bool:
+    """A subscript with a slice in it (`x[b:b + 4, :]`): a window, as `pl.slice` is."""
+    return type(node) is cst.Subscript and any(type(e.slice) is cst.Slice for e in node.slice)

@@ -106,7 +106,9 @@ class Inference:
                 owner = self._expr(base.value, env, sc.inner())
                 self._typed_only([e.slice.value for e in node.slice if type(e.slice) is cst.Index], env, sc)
                 return SCALAR_VAL.but(dtype="INDEX") if owner.kind in (TENSOR, TILE) else UNKNOWN_VAL
-            self._expr(node.value, env, sc.inner())
+            src = self._expr(node.value, env, sc.inner())
+            if src.kind in (TENSOR, TILE):
+                return self._subscript(node, src, env, sc)
         return UNKNOWN_VAL
 
     def _folded(self, node) -> bool:
@@ -327,6 +329,34 @@ class Inference:
         self._flag("untyped-value", sc.node, f"cannot tell whether {code(pos[0])} is a Tensor or a Tile")
         return UNKNOWN_VAL
 
+    def _subscript(self, node: cst.Subscript, src: Val, env, sc: Site) -> Val:
+        """`x[i, a:b]` as c39 reads it: all scalar indices of full rank are a read of one element;
+        with a slice among them, a window in which a scalar index keeps its axis with size 1
+        (pypto#1343 made it drop the axis later, the 2026-08 step's business). Inside a kernel
+        region a window of a Tensor is data a tile op reads: a load, as `pl.slice` is (PTO002)."""
+        window = _window(node, src.shape)
+        for element in node.slice:
+            part = element.slice
+            bounds = [part.value] if type(part) is cst.Index else [b for b in (part.lower, part.upper) if b is not None]
+            for bound in bounds:
+                self._expr(bound, env, sc.inner())
+        if window is None:
+            return UNKNOWN_VAL
+        offsets, shape, reads = window
+        if reads:
+            return SCALAR_VAL.but(dtype=src.dtype)
+        rp = sc.region
+        if rp is None or not src.is_tensor:
+            return src.but(shape=shape, valid=None)
+        if any(evaluate(extent, self.env_numbers) is None for extent in shape):
+            self._flag("slice-to-load", sc.node, f"`{code(node)}` has an extent known only at run time: c39 allocates a "
+                       "tile from its shape; load the window with pl.load at its largest extent and valid_shapes= by hand")
+            return UNKNOWN_VAL
+        space = rp.slice_space.get(sc.target, VEC) if sc.direct else VEC
+        self._decide("slice-to-load", node, ("subscript", space, "[" + ", ".join(offsets) + "]", "[" + ", ".join(shape) + "]"))
+        self._alloc(rp, space, shape, src.dtype, f"load of {code(node.value)}", sc, call=node)
+        return Val(TILE, shape, src.dtype, space)
+
     def _static_extent(self, shape_node, kw, lead: int, sc: Site):
         """A load's shape with a runtime extent: c39 allocates a tile from its shape (a
         `create_tile` of it is refused, "shape element 1 must be a compile-time constant", and
@@ -442,6 +472,37 @@ def plus(a: str, b: str) -> str:
     if b == "0":
         return a
     return f"{a} + {b}"
+
+
+def minus(a: str, b: str) -> str:
+    """`a - b` as a shape is written: `o + T` less `o` is `T`."""
+    if b == "0":
+        return a
+    if a.startswith(b + " + ") or a.startswith(b + "+"):
+        return a[len(b):].lstrip(" +")
+    return f"{a} - {b}" if " " not in b else f"{a} - ({b})"
+
+
+def _window(node: cst.Subscript, shape) -> tuple[tuple[str, ...], tuple[str, ...], bool] | None:
+    """(offsets, extents, whether it reads one element) of a subscript, c39's way; None where
+    it is not a plain window of a value of known rank (a step, fewer indices than axes)."""
+    elements = [e.slice for e in node.slice]
+    if shape is None or len(elements) != len(shape):
+        return None
+    offsets, extents = [], []
+    for part, extent in zip(elements, shape):
+        if type(part) is cst.Index:
+            offsets.append(code(part.value))
+            extents.append("1")
+            continue
+        if part.step is not None:
+            return None
+        lower = code(part.lower) if part.lower is not None else "0"
+        upper = code(part.upper) if part.upper is not None else extent
+        offsets.append(lower)
+        extents.append(minus(upper, lower))
+    reads = all(type(part) is cst.Index for part in elements)
+    return tuple(offsets), tuple(extents), reads
 
 
 def _valid_of(kw: dict) -> tuple[str, ...] | None:

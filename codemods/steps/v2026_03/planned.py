@@ -71,7 +71,14 @@ def _args(call: cst.Call) -> tuple[list[cst.BaseExpression], dict[str, cst.BaseE
 
 @kind("slice-to-load")
 class SliceToLoad(Planned):
-    templates = ("match", "replace", "match_valid", "replace_valid", "reduce_rank", "fold", "fold_cast")
+    templates = ("match", "replace", "match_valid", "replace_valid", "reduce_rank", "fold", "fold_cast", "subscript")
+
+    def leave_Subscript(self, original, updated, ctx):
+        decision = self.decisions.get(original)
+        if decision is None or decision[0] != "subscript":
+            return None
+        _, space, offset, shape = decision
+        return self.fill(self.t["subscript"].format(offset=offset, shape=shape, space=space), src=updated.value)
 
     def leave_Call(self, original, updated, ctx):
         decision = self.decisions.get(original)
