@@ -58,27 +58,12 @@ class NdOperandMove(Upgrade):
         if op == "move":
             space = attr_name(keyword(node, "target_memory").value) if keyword(node, "target_memory") else None
             if space == "Vec" and keyword(node, "blayout") is None and keyword(node, "slayout") is None \
-                    and self._from_cube(positional(node)[0].value if positional(node) else None, bindings, depth):
+                    and from_cube(positional(node)[0].value if positional(node) else None, bindings, self.info.op, depth):
                 return [node]
             return []
         if op in KEEPS_LAYOUT and positional(node):
             return self._moves(positional(node)[0].value, bindings, depth + 1)
         return []
-
-    def _from_cube(self, node, bindings, depth: int) -> bool:
-        """Is the value in Mat, Left, Right or Acc (a load or move there, a matmul)?"""
-        if depth > 8 or node is None:
-            return False
-        if isinstance(node, cst.Name):
-            values = bindings.get(node.value, [])[-1:]
-            return bool(values) and self._from_cube(values[0], bindings, depth + 1)
-        if not isinstance(node, cst.Call):
-            return False
-        op = (self.info.op(node) or "").rpartition(".")[2]
-        if op in ("load", "move"):
-            target = keyword(node, "target_memory")
-            return target is not None and attr_name(target.value) in CUBE_SPACES
-        return op.startswith(("matmul", "gemv", "batch_matmul"))
 
     def _laid_out(self, new: cst.Call) -> cst.Call:
         extra = [cst.Arg(value=self.expr(f"pl.TileLayout.{v}"), keyword=cst.Name(k),
@@ -91,3 +76,31 @@ class NdOperandMove(Upgrade):
             args.append(arg if i == len(extra) - 1 else arg.with_changes(
                 comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))))
         return new.with_changes(args=args)
+
+
+def from_cube(node, bindings, op_of, depth: int = 0) -> bool:
+    """Is the value in Mat, Left, Right or Acc (a load or move there, a matmul)? `bindings`: each
+    name's values in the order the function binds them; `op_of`: a call's pl op."""
+    if depth > 8 or node is None:
+        return False
+    if isinstance(node, cst.Name):
+        values = bindings.get(node.value, [])[-1:]
+        return bool(values) and from_cube(values[0], bindings, op_of, depth + 1)
+    if not isinstance(node, cst.Call):
+        return False
+    op = (op_of(node) or "").rpartition(".")[2]
+    if op in ("load", "move"):
+        target = keyword(node, "target_memory")
+        return target is not None and attr_name(target.value) in CUBE_SPACES
+    return op.startswith(("matmul", "gemv", "batch_matmul"))
+
+
+def is_pop(node, bindings, op_of) -> bool:
+    """A move into Vec of a value in a cube buffer: in a kernel that uses both cores, the vector
+    core receives it from the cube core (a tpop; the tile is freed after its last read)."""
+    if not isinstance(node, cst.Call) or (op_of(node) or "").rpartition(".")[2] != "move":
+        return False
+    target = keyword(node, "target_memory")
+    if target is None or attr_name(target.value) != "Vec" or not positional(node):
+        return False
+    return from_cube(positional(node)[0].value, bindings, op_of, 1)
