@@ -43,8 +43,9 @@ class KnownFailure(AssertionError):
     """The catalogued failure, reproduced: the one outcome the xfail expects."""
 
 
+# An empty catalogue (every class kept so far fixed) leaves no test here, rather than a skip.
 @pytest.mark.parametrize("entry", CATALOGUE, ids=[e["file"] for e in CATALOGUE])
-def test_kept_failure(entry, compilers, request):
+def _kept_failure(entry, compilers, request):
     from kernelgen.gen import Kernel
     from kernelgen.harness import judge
 
@@ -56,6 +57,10 @@ def test_kept_failure(entry, compilers, request):
     if verdict.key() == entry["key"]:
         raise KnownFailure(f"{verdict.category}: {verdict.detail}")
     raise AssertionError(f"another failure than the catalogued one: {verdict.key()}\n{verdict.detail}")
+
+
+if CATALOGUE:
+    test_kept_failure = _kept_failure
 
 
 # Kept kernels whose failure is fixed: no longer in the catalogue, judged as any migration is.
