@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from ..check.results import Finding, Result
+from ..rulebook.evidence import later_signature
 from ..rulebook.loading import ApiTable, Rule, load_api, steps as all_steps
 from ..text.long_diff import line_opcodes
 from . import stages
@@ -153,14 +154,9 @@ def _later_keyword(path: str, table: ApiTable, later: list[ApiTable]) -> bool:
     its parameters) and a later table's has; `op(#n)`: more positional arguments than the
     table's signature takes and a later one's does (`pl.tile.rem(a, b, tmp)`)."""
     op, _, rest = path.partition("(")
-    spec = table.ops.get(op)
-    if spec is None or not spec.params or spec.kind == "removed":
-        return False
-    if rest.startswith("#"):  # `op(#n)`: n positional arguments, more than its signature there takes
-        n = int(rest[1:-1])
-        return n > len(spec.params) and any(n <= len(getattr(t.ops.get(op), "params", ())) for t in later)
-    keyword = rest[:-2]
-    return keyword not in spec.params and any(keyword in getattr(t.ops.get(op), "params", ()) for t in later)
+    if rest.startswith("#"):  # `op(#n)`: n positional arguments
+        return later_signature(op, table, later, arity=int(rest[1:-1]))
+    return later_signature(op, table, later, keyword=rest[:-2])
 
 
 def written_after(text: str, names: list[str], end: int, rules_dir=None) -> bool:

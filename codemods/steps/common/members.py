@@ -161,6 +161,16 @@ class UnknownMember:
                 newer = _newer_table(self.api, op, arg.keyword.value)
                 if newer is not None:
                     return arg.keyword.value, newer
+        for index, arg in enumerate(positional):
+            # A list where the target takes one value (`pl.write(t, [i, j], v)`: c39's offset was
+            # flat) and a later version takes a list (its role: offsets or a shape).
+            if type(arg.value) not in (cst.List, cst.Tuple) or index >= len(spec.params):
+                continue
+            if spec.roles.get(spec.params[index]) in LIST_ROLES:
+                continue
+            newer = _newer_table(self.api, op, list_at=index)
+            if newer is not None:
+                return f"@{index + 1}", newer
         return None
 
     def _unknown(self, op: str | None) -> bool:
@@ -195,6 +205,7 @@ class UnknownMember:
             keyword = self._newer_keyword(op, original)
             if keyword is not None:
                 said = (f"pl.{op} with {keyword[0][1:]} arguments" if keyword[0].startswith("#")
+                        else f"pl.{op} with a list as argument {keyword[0][1:]}" if keyword[0].startswith("@")
                         else f"pl.{op}({keyword[0]}=...)")
                 ctx.flag(self.rule, original, self._newer(said, keyword[1]))
             return None
@@ -220,9 +231,13 @@ def _newer_store(api: ApiTable) -> ApiTable | None:
     return next((t for t in (load_api(None, s) for s in later) if t.subscript_store), None)
 
 
-def _newer_table(api: ApiTable, op: str, keyword: str | None = None, arity: int = 0) -> ApiTable | None:
+LIST_ROLES = frozenset({"offsets", "shape"})  # the parameter roles a list literal fills
+
+
+def _newer_table(api: ApiTable, op: str, keyword: str | None = None, arity: int = 0,
+                 list_at: int | None = None) -> ApiTable | None:
     """The first step after the table's own whose API has `pl.<op>` (taking `keyword`, or
-    `arity` positional arguments), or None."""
+    `arity` positional arguments, or a list as its positional argument `list_at`), or None."""
     from ...rulebook.loading import load_api, steps
 
     names = steps()
@@ -232,6 +247,9 @@ def _newer_table(api: ApiTable, op: str, keyword: str | None = None, arity: int 
         table = load_api(None, step)
         params = getattr(table.ops.get(op), "params", ())
         if not table.offers(op) or (keyword is not None and keyword not in params) or arity > len(params):
+            continue
+        if list_at is not None and (list_at >= len(params)
+                                    or table.ops[op].roles.get(params[list_at]) not in LIST_ROLES):
             continue
         return table
     return None

@@ -136,12 +136,27 @@ def append_arg(call: cst.Call, value: cst.BaseExpression) -> cst.Call:
 
 
 def after_2026_03(ctx) -> bool:
-    """Does the file name anything pypto c39fe714a (2026-03-09) did not have (`pl.at`, `pl.jit`)?
-    Then it was written later, after the meaning of `not` changed (pypto #492, 2026-03-16)."""
-    from ...rulebook.loading import load_api
+    """Does the file name anything pypto c39fe714a (2026-03-09) did not have (`pl.at`, `pl.jit`),
+    or call an op with a keyword or more arguments than c39's signature took and a later one's
+    takes (`pl.tile.slice(..., valid_shape=)`)? Then it was written later, after the meaning of
+    `not` changed (pypto #492, 2026-03-16): the evidence the chain reads (`rulebook.evidence`)."""
+    from ...rulebook.evidence import later_signature
+    from ...rulebook.loading import load_api, steps
 
     old = load_api(None, "2026-03")
-    return any(not old.exists(op) for op in set(ctx.ops.values()) if op)
+    ops = ctx.ops
+    if any(not old.exists(op) for op in set(ops.values()) if op):
+        return True
+    names = steps()
+    later = [load_api(None, s) for s in names[names.index("2026-03") + 1:]] if "2026-03" in names else []
+    for node, op in ops.items():
+        if type(node) is not cst.Call or not op:
+            continue
+        positional = sum(1 for a in node.args if a.keyword is None and not a.star)
+        if later_signature(op, old, later, arity=positional) or any(
+                a.keyword is not None and later_signature(op, old, later, keyword=a.keyword.value) for a in node.args):
+            return True
+    return False
 
 
 MIN_L0_DIM = 16  # the cube's smallest tile side on 910B: AutoTileMatmulL0 leaves a smaller M untouched

@@ -1,0 +1,21 @@
+"""Evidence, read off the API tables, that code was written for a later pypto than a table's:
+a call whose signature the table's version did not have and a later one's has. The chain reads
+it to choose the first step a file needs; a step's rules read it to tell code of a later day
+from code of the table's own (a silent-change question is only about the latter)."""
+
+from __future__ import annotations
+
+from .loading import ApiTable
+
+
+def later_signature(op: str, table: ApiTable, later: list[ApiTable], keyword: str | None = None,
+                    arity: int = 0) -> bool:
+    """A keyword the table's signature of `op` lacks and a later table's has (`matmul_acc(b_trans=)`),
+    or `arity` positional arguments, more than it takes and no more than a later one does
+    (`pl.tile.rem(a, b, tmp)`). Nothing where the table does not know the op's parameters."""
+    spec = table.ops.get(op)
+    if spec is None or not spec.params or spec.kind == "removed":
+        return False
+    if keyword is not None:
+        return keyword not in spec.params and any(keyword in getattr(t.ops.get(op), "params", ()) for t in later)
+    return arity > len(spec.params) and any(arity <= len(getattr(t.ops.get(op), "params", ())) for t in later)
