@@ -29,6 +29,7 @@ import itertools
 import math
 from dataclasses import dataclass, field
 
+from .sizing_check import Relations
 from .sources import builders
 
 _PURE = {"min": min, "max": max, "abs": abs, "int": int, "len": len}
@@ -48,6 +49,7 @@ class Choice:
 
     candidates: list[dict[str, int]] = field(default_factory=list)
     own_cost: float = 0.0
+    model: "Sizes | None" = None
 
     @property
     def sets(self) -> dict[str, int]:
@@ -67,7 +69,13 @@ def _pure(node: ast.AST) -> bool:
 
 
 def _code(node: ast.expr):
-    return compile(ast.fix_missing_locations(ast.Expression(ast.parse(ast.unparse(node), mode="eval").body)), "<size>", "eval")
+    text = ast.unparse(node)
+    code = compile(ast.fix_missing_locations(ast.Expression(ast.parse(text, mode="eval").body)), "<size>", "eval")
+    _TEXT[code] = text
+    return code
+
+
+_TEXT: dict = {}  # a size's code -> its text, to compute many of them in one piece of code
 
 
 def _int(value) -> int | None:
@@ -133,16 +141,17 @@ class Sizes:
 
     def env(self, values: dict[str, int]) -> dict:
         env = dict(self.fixed)
-        for name, code in self.chain:
-            if name in values:
-                env[name] = values[name]
-            elif name in self.fixed:
-                continue
-            else:
-                try:
-                    env[name] = eval(code, {"__builtins__": _PURE}, env)
-                except Exception:
-                    env.pop(name, None)  # not a size this module can compute alone
+        if getattr(self, "_chain_code", None) is None or self._chain_code[0] != len(self.chain):
+            # The whole chain as one piece of code: a search computes it thousands of times.
+            lines = []
+            for i, (name, code) in enumerate(self.chain):
+                if name in self.fixed:
+                    continue
+                lines += [f"try:\n    {name} = __values[{name!r}] if {name!r} in __values else ({_TEXT[code]})",
+                          f"except __E:\n    __pop({name!r})"]  # not a size this module can compute alone
+            self._chain_code = (len(self.chain), compile("\n".join(lines) or "pass", "<chain>", "exec"))
+        glob = {"__builtins__": _PURE, "__values": values, "__E": Exception, "__pop": lambda n: env.pop(n, None)}
+        exec(self._chain_code[1], glob, env)
         return env
 
     def _value(self, code, env):
@@ -253,7 +262,7 @@ class Sizes:
             ids = term(offset), term(extent), term(dim)
             if None not in ids and self.terms[ids[0]][1] + self.terms[ids[1]][1] <= self.terms[ids[2]][1]:
                 self.fits.append(ids)
-        for a, b in found:
+        for a, b in found + _calls(tree):
             ids = term(a), term(b)
             if None not in ids and self.terms[ids[0]][1] == self.terms[ids[1]][1]:
                 self.same.append(ids)
@@ -306,13 +315,15 @@ class Sizes:
 
     def values(self, sizes: dict[str, int]) -> list | None:
         env = self.env(sizes)
-        out = []
-        for code, _ in self.terms:
-            v = _int(self._value(code, env))
-            if v is None:
-                return None
-            out.append(v)
-        return out
+        if getattr(self, "_all", None) is None or self._all[0] != len(self.terms):
+            # Every term in one expression: a search evaluates them thousands of times.
+            listed = ast.List([ast.parse(k, mode="eval").body for k in self.keys], ast.Load())
+            self._all = (len(self.terms), compile(ast.fix_missing_locations(ast.Expression(listed)), "<sizes>", "eval"))
+        try:
+            out = eval(self._all[1], {"__builtins__": _PURE}, env)
+        except Exception:
+            return None  # one term that cannot be computed at these sizes
+        return out if set(map(type, out)) <= {int} else None  # int, not bool
 
     def holds(self, sizes: dict[str, int]) -> bool:
         # A dimension of 1 broadcasts against anything and hides a transposed or mismatched
@@ -322,6 +333,11 @@ class Sizes:
         v = self.values(sizes)
         if v is None:
             return False
+        if getattr(self, "_relations", None) is None:
+            self._relations = Relations(self)
+        fast = self._relations.holds(v)
+        if fast is not None:
+            return fast
         if any(v[i] < 1 for i in self.positive):
             return False
         if any(v[b] <= 0 or v[a] % v[b] for a, b in self.divides):
@@ -414,6 +430,46 @@ def _meetings(tree: ast.Module, term) -> list[set[int]]:
             if len(group) >= 2:
                 groups.append(group)
     return groups
+
+
+def _shapes(fn: ast.FunctionDef) -> dict[str, list[ast.expr]]:
+    """The tensors of known shape in a kernel function: its annotated parameters and what it
+    creates with a literal shape."""
+    shapes: dict[str, list[ast.expr]] = {}
+    for arg in fn.args.args + fn.args.kwonlyargs:
+        for node in ast.walk(arg.annotation) if arg.annotation is not None else ():
+            dims = _tensor_dims(node)
+            if dims and arg.arg not in shapes:
+                shapes[arg.arg] = dims
+    for node in ast.walk(fn):
+        got = _assignment(node) if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+        if got and isinstance(got[1], ast.Call) and isinstance(got[1].func, ast.Attribute) and \
+                got[1].func.attr.startswith("create") and got[1].args and isinstance(got[1].args[0], ast.List):
+            shapes.setdefault(got[0], list(got[1].args[0].elts))
+    return shapes
+
+
+def _calls(tree: ast.Module) -> list[tuple[ast.expr, ast.expr]]:
+    """A kernel calling another kernel of the module (`indexer_compressor(x, kv, ...)`, a
+    sibling's kernel in a merged package) hands it tensors whose dims are the callee's
+    parameters' dims: (the caller's dim, the callee's) of each."""
+    kernels = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef) and any(_pl_decorator(d) for d in n.decorator_list)}
+    params = {name: _shapes(fn) for name, fn in kernels.items()}
+    out = []
+    for fn in kernels.values():
+        shapes = _shapes(fn)
+        for node in ast.walk(fn):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in kernels):
+                continue
+            callee = kernels[node.func.id]
+            names = [a.arg for a in callee.args.args]
+            given = list(zip(names, node.args)) + [(k.arg, k.value) for k in node.keywords if k.arg]
+            for param, arg in given:
+                want = params[node.func.id].get(param)
+                have = shapes.get(arg.id) if isinstance(arg, ast.Name) else None
+                if want and have and len(want) == len(have):
+                    out.extend(zip(have, want))
+    return out
 
 
 _WINDOWS = {"view": (1, 2), "slice": (1, 2), "load": (2, 1)}  # op: (shape argument, offsets argument)
@@ -587,6 +643,26 @@ def _nests(tree: ast.Module, term) -> list[list[tuple[int, int, int]]]:
     return out
 
 
+def _group_move(model: Sizes, state: dict[str, int], names: list[str]) -> dict[str, int] | None:
+    """Halve every size but those read by a relation the halving breaks, until all hold."""
+    moving = {n for n in names if state[n] % 2 == 0 and state[n] >= 4}
+    if getattr(model, "_relations", None) is None:
+        model._relations = Relations(model)
+    while len(moving) > 1:
+        trial = {**state, **{n: state[n] // 2 for n in moving}}
+        values = model.values(trial)
+        if values is None:
+            return None
+        broken = model._relations.violated(values)
+        if not broken:
+            return trial if model.holds(trial) and model.cost(trial) < model.cost(state) else None
+        stuck = set().union(*(model.reads(i) for i in broken)) & moving
+        if not stuck:
+            return None
+        moving -= stuck
+    return None
+
+
 def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = None,
            known: dict[str, int] | None = None) -> Choice:
     """Candidate sizes, smallest first, then the states the search passed through on the way
@@ -595,14 +671,14 @@ def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = N
     model = Sizes(tree, fixed, known)
     own_cost = model.cost({})
     if own_cost <= SMALL or not model.base:
-        return Choice([], own_cost)
+        return Choice([], own_cost, model)
     # Only what a shape, a window or a loop reads is a size; a constant that is only compared
     # (a capacity guard's limit) keeps its value.
     shaped = set().union(*(model.reads(i) for i in model.shaped())) if model.shaped() else set()
     names = [n for n in model.base if (allowed is None or n in allowed) and n in shaped]
     state = {n: model.base[n] for n in names}
     if not model.holds(state):
-        return Choice([], own_cost)
+        return Choice([], own_cost, model)
     path = [dict(state)]
     # First all sizes together, which keeps every ratio between them; then one at a time.
     while True:
@@ -624,6 +700,14 @@ def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = N
                 path.append(dict(state))
                 moved = True
                 break
+        if not moved:
+            # All sizes together but those a broken relation reads: the sizes that meet one
+            # another across many statements (a package of modules) keep their ratios.
+            trial = _group_move(model, state, names)
+            if trial is not None:
+                state = trial
+                path.append(dict(state))
+                moved = True
         if not moved:
             # Two sizes tied by an equality (a reshape's HC_DIM = HC_MULT * D) move together.
             for a, b in itertools.combinations(sorted(names, key=lambda n: -state[n]), 2):
@@ -649,4 +733,4 @@ def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = N
         s = path[int((len(path) - 1) * fraction)]
         if s not in picks:
             picks.append(s)
-    return Choice([changed(s) for s in picks if changed(s)], own_cost)
+    return Choice([changed(s) for s in picks if changed(s)], own_cost, model)
