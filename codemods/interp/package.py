@@ -46,7 +46,7 @@ class Package:
             found = self.aliases[found]
         return found
 
-    def runtime_sets(self, env: dict, own: dict) -> dict[str, str]:
+    def runtime_sets(self, env: dict, own: dict, always: set[str] = frozenset()) -> dict[str, str]:
         """Every module constant whose value moved from `own` (the values the modules have when
         run as they are, not those a `--set` gave), as `--set` takes it (`NAME` of the kernel
         file, `module.NAME` of a sibling): applying them rebuilds each module at these sizes."""
@@ -54,7 +54,7 @@ class Package:
         for module, names in self.assigned.items():
             for name, merged in names.items():
                 new, old = env.get(merged), own.get(merged)
-                if _int(new) is not None and _int(old) is not None and new != old:
+                if _int(new) is not None and _int(old) is not None and (new != old or merged in always):
                     out[f"{module}.{name}" if module else name] = str(new)
         return out
 

@@ -27,6 +27,8 @@ from __future__ import annotations
 import ast
 import itertools
 import math
+
+import numpy as np
 from dataclasses import dataclass, field
 
 from .sizing_check import Relations
@@ -97,6 +99,9 @@ class Sizes:
         self.fixed = fixed
         self.chain: list[tuple[str, object]] = []  # (name, code) in the order the module computes them
         self.base: dict[str, int] = {}  # name -> its literal at the file's own sizes
+        # Sizes the module computes in ways not read here (`128 if T >= 64 else 256`, a config
+        # value): a size of their own, which must be given at run time even where it did not move.
+        self.pinned: set[str] = set()
         known = known or {}
         assigned: set[str] = set()
         for node in tree.body:
@@ -111,6 +116,7 @@ class Sizes:
                 # module computed, which --set replaces as any module constant.
                 if _int(known.get(name)) is not None and known[name] >= 2 and name not in fixed:
                     self.base[name] = known[name]
+                    self.pinned.add(name)
                     self.chain.append((name, _code(ast.Constant(known[name]))))
                 continue
             literal = _int(value.value) if isinstance(value, ast.Constant) else None
@@ -206,6 +212,17 @@ class Sizes:
             if y > 0 and x // y >= 1:
                 self.at_least.append((a, b, min(x // y, 2)))
 
+        # The test of a module constant's conditional value (`D_CHUNK = 128 if T >= 128 else
+        # 256`) chooses a tile, no guard: the constant is a size of its own (pinned), given at
+        # run time, so the test's truth may change.
+        choosing = set()
+        self.conditional: set[str] = set()
+        for node in tree.body:
+            got = _assignment(node)
+            for e in ast.walk(got[1]) if got and got[0] in self.pinned else ():
+                if isinstance(e, ast.IfExp):
+                    self.conditional.add(got[0])
+                    choosing.update(id(c) for c in ast.walk(e.test))
         for node in ast.walk(tree):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 term(node)
@@ -220,7 +237,7 @@ class Sizes:
                 t = term(node)
                 if t is not None and self.terms[t][1] >= 1:
                     self.positive.append(t)
-            elif isinstance(node, ast.Compare) and len(node.ops) == 1:
+            elif isinstance(node, ast.Compare) and len(node.ops) == 1 and id(node) not in choosing:
                 a, b = term(node.left), term(node.comparators[0])
                 if a is not None and b is not None:
                     x, y = self.terms[a][1], self.terms[b][1]
@@ -258,6 +275,21 @@ class Sizes:
         self.fits = []  # (offset, extent, dim): offset + extent <= dim, a window inside its tensor
         self.same = []  # (a, b): a == b, the element counts of a reshape's source and result
         found: list = []
+        # Windows at `3 * HC_MULT` (the code unrolled over a size, one window per value of the
+        # literal): the size stays above the literal, or the last windows fall outside.
+        offsets = [e for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                   and node.func.attr in _WINDOWS and len(node.args) >= 3
+                   and isinstance(node.args[_WINDOWS[node.func.attr][1]], ast.List)
+                   for e in node.args[_WINDOWS[node.func.attr][1]].elts]
+        for offset in offsets:
+            for n in ast.walk(offset):
+                if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult):
+                    for c, x in ((n.left, n.right), (n.right, n.left)):
+                        if isinstance(c, ast.Constant) and _int(c.value) is not None and c.value >= 1 and \
+                                isinstance(x, ast.Name):
+                            lo, hi = term(c), term(x)
+                            if lo is not None and hi is not None and self.terms[lo][1] < self.terms[hi][1]:
+                                self.below.append((lo, hi))
         for offset, extent, dim in _windows(tree, found):
             ids = term(offset), term(extent), term(dim)
             if None not in ids and self.terms[ids[0]][1] + self.terms[ids[1]][1] <= self.terms[ids[2]][1]:
@@ -411,6 +443,10 @@ def _meetings(tree: ast.Module, term) -> list[set[int]]:
             else:
                 continue
             group = set()
+            # A call of another kernel (or a return) hands whole tensors over, cutting no window:
+            # their dims meet the callee's parameters' (`_calls`), not one another's.
+            handed = isinstance(node, ast.Return) or isinstance(getattr(node, "value", None), ast.Call) and \
+                isinstance(node.value.func, ast.Name)
             # A local's value meets where the local is read (`row0 = b * MAX_SEQ + s0` then a
             # window at row0): one level, as the code wrote it.
             parts += [values[n.id] for part in list(parts) for n in ast.walk(part)
@@ -420,7 +456,7 @@ def _meetings(tree: ast.Module, term) -> list[set[int]]:
                 for n in ast.walk(part):
                     if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
                         group.add(term(n))
-                        for d in shapes.get(n.id, ()) if n.id in shapes and n is not getattr(node, "targets", [None])[0] else ():
+                        for d in shapes.get(n.id, ()) if n.id in shapes and not handed and n is not getattr(node, "targets", [None])[0] else ():
                             group.add(term(d))
                     elif isinstance(n, ast.Constant) and _int(n.value) is not None and n.value >= 2:
                         group.add(term(n))
@@ -472,6 +508,7 @@ def _calls(tree: ast.Module) -> list[tuple[ast.expr, ast.expr]]:
     return out
 
 
+_RUNTIME_OFFSET = 3  # the largest integer input verify draws by default (execute.make_inputs)
 _WINDOWS = {"view": (1, 2), "slice": (1, 2), "load": (2, 1)}  # op: (shape argument, offsets argument)
 
 
@@ -517,6 +554,9 @@ def _windows(tree: ast.Module, reshapes: list | None = None) -> list[tuple[ast.e
                 # A reshape keeps the element count: the product of the dims on both sides.
                 product = lambda dims: ast.parse(" * ".join(f"({ast.unparse(d)})" for d in dims), mode="eval").body  # noqa: E731
                 reshapes.append((product(shapes[node.args[0].id]), product(node.args[1].elts)))
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in shapes:
+                out.extend(_subscript_windows(node, shapes[node.value.id], bound))
+                continue
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _WINDOWS
                     and len(node.args) >= 3 and isinstance(node.args[0], ast.Name) and node.args[0].id in shapes):
                 continue
@@ -530,11 +570,34 @@ def _windows(tree: ast.Module, reshapes: list | None = None) -> list[tuple[ast.e
                 out.extend((ast.Constant(0), v, e) for v, e in zip(valid.elts, window.elts))  # a valid region inside its window
             if len(window.elts) != len(dims) or len(offsets.elts) != len(dims):
                 continue
-            for extent, offset, dim in zip(window.elts, offsets.elts, dims):
+            valid = valid.elts if isinstance(valid, ast.List) and len(valid.elts) == len(dims) else [None] * len(dims)
+            for extent, offset, dim, region in zip(window.elts, offsets.elts, dims, valid):
                 written = _inline(offset, bound)
                 # An offset read at run time is at least 0: the window alone still fits.
                 known = written is not None and _pure(written)
                 out.append((written if known else ast.Constant(0), extent, dim))
+                if not known:
+                    # Where the file's sizes leave room, room stays for the offsets verify draws
+                    # (integer inputs default to 0..3): a window at a position read at run time.
+                    out.append((ast.Constant(_RUNTIME_OFFSET), extent, dim))
+                if region is not None:
+                    # A padded window may reach past its tensor; its valid region may not.
+                    out.append((written if known else ast.Constant(0), region, dim))
+    return out
+
+
+def _subscript_windows(node: ast.Subscript, dims: list[ast.expr], bound: dict) -> list[tuple]:
+    """The windows of a sliced subscript (`base[HC_MULT:HC_MULT + HC_PAD]`): per sliced
+    dimension, its stop (with the loop variables at their last value) inside the dim."""
+    parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    if len(parts) > len(dims):
+        return []
+    out = []
+    for part, dim in zip(parts, dims):
+        if isinstance(part, ast.Slice) and part.upper is not None and part.step is None:
+            stop = _inline(part.upper, bound)
+            if stop is not None and _pure(stop):
+                out.append((ast.Constant(0), stop, dim))
     return out
 
 
@@ -663,6 +726,58 @@ def _group_move(model: Sizes, state: dict[str, int], names: list[str]) -> dict[s
     return None
 
 
+def _tied(model: Sizes, state: dict[str, int], name: str, p: int, names: set) -> dict[str, int] | None:
+    """`name` divided by `p` together with every size an equality ties it to, through as many
+    equalities as it takes (a constant each module of a package defines alike, handed from
+    kernel to kernel: `CMP_MAX_BLOCKS = 64` in three modules moves as one); None where the
+    relations refuse it."""
+    same = model._relations.same
+    moving = {name}
+    for _ in range(len(names)):
+        trial = {**state, **{n: state[n] // p for n in moving}}
+        values = model.values(trial)
+        if values is None:
+            return None
+        v = np.array(values, dtype=object)
+        broken = same[v[same[:, 0]] != v[same[:, 1]]] if len(same) else same
+        if len(broken):
+            # What the two sides of an equality read apart (`B * CMP_MAX_BLOCKS` against
+            # `B * other.CMP_MAX_BLOCKS`) is what it ties; what both read stays.
+            reads = {n for a, b in broken.tolist() for n in model.reads(a) ^ model.reads(b)}
+        else:
+            if model.holds(trial):
+                return trial
+            # A chunk that must keep dividing the size it cuts moves with it.
+            reads = {n for i in model._relations.violated(values) for n in model.reads(i)}
+        more = {n for n in reads if n in names and n not in moving and state[n] % p == 0 and state[n] // p >= 2}
+        if not more:
+            return None
+        moving |= more
+    return None
+
+
+def _descend(model: Sizes, state: dict[str, int], names: list[str]) -> list[dict[str, int]]:
+    """From `state`, the move (a size and those tied to it, divided by a prime) that makes the
+    kernel cheapest, while one makes it cheaper: where the largest-first walk ends among many
+    modules' tiles and loops, a smaller tile costs more trips than it saves elements."""
+    if getattr(model, "_relations", None) is None:
+        model._relations = Relations(model)
+    allowed, path, cost = set(names), [], model.cost(state)
+    while True:
+        best, best_cost = None, cost
+        for name in names:
+            if state[name] < 4:
+                continue
+            for p in _primes(state[name])[:1]:
+                trial = _tied(model, state, name, p, allowed)
+                if trial is not None and (c := model.cost(trial)) < best_cost:
+                    best, best_cost = trial, c
+        if best is None:
+            return path
+        state, cost = best, best_cost
+        path.append(dict(state))
+
+
 def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = None,
            known: dict[str, int] | None = None) -> Choice:
     """Candidate sizes, smallest first, then the states the search passed through on the way
@@ -720,10 +835,13 @@ def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = N
     costs = [model.cost(s) for s in path]
     cheapest = min(range(len(path)), key=lambda i: (costs[i], -i))
     path = path[:cheapest + 1]
+    path += _descend(model, path[-1], names)
     def changed(state: dict[str, int]) -> dict[str, int]:
         """The sizes that moved and matter: one that no size of the kernel depends on (a module
         default a given builder parameter replaces) stays as the file has it."""
-        moved = {n: v for n, v in state.items() if v != model.base[n]}
+        moved = {n: v for n, v in state.items() if v != model.base[n] or n in model.conditional}
+        if all(n in model.conditional for n in moved):
+            return {}
         def matters(name: str) -> bool:
             return any(name in model.reads(i) for i in model.used())
 

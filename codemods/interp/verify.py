@@ -141,7 +141,10 @@ def _package_candidates(trees, fixed, both, namespaces, original, migrated) -> l
     model = choice.model
     out = []
     for sizes in choice.candidates or [{}]:
-        sets = whole.runtime_sets(model.env(sizes), {**model.own, **whole.known}) if model is not None else {}
+        # A conditional constant (`128 if T >= 64 else 256`) keeps the value chosen for it even
+        # where the test's truth changed.
+        sets = whole.runtime_sets(model.env(sizes), {**model.own, **whole.known}, model.conditional) \
+            if model is not None and sizes else {}
         shown = {whole.display.get(k, k): v for k, v in sizes.items()}
         out.append((shown, sets))
     return out
