@@ -237,6 +237,11 @@ class Sizes:
                 t = term(node)
                 if t is not None and self.terms[t][1] >= 1:
                     self.positive.append(t)
+            elif isinstance(node, ast.Slice) and node.lower is not None and node.upper is not None:
+                # `x[:, NOPE_HEAD_DIM:HEAD_DIM]`: a slice keeps at least one element
+                t = term(ast.BinOp(node.upper, ast.Sub(), node.lower))
+                if t is not None and self.terms[t][1] >= 1:
+                    self.positive.append(t)
             elif isinstance(node, ast.Compare) and len(node.ops) == 1 and id(node) not in choosing:
                 a, b = term(node.left), term(node.comparators[0])
                 if a is not None and b is not None:
@@ -443,10 +448,9 @@ def _meetings(tree: ast.Module, term) -> list[set[int]]:
             else:
                 continue
             group = set()
-            # A call of another kernel (or a return) hands whole tensors over, cutting no window:
-            # their dims meet the callee's parameters' (`_calls`), not one another's.
-            handed = isinstance(node, ast.Return) or isinstance(getattr(node, "value", None), ast.Call) and \
-                isinstance(node.value.func, ast.Name)
+            # A call of another kernel hands whole tensors over, cutting no window: their dims
+            # meet the callee's parameters' (`_calls`), not one another's.
+            handed = isinstance(getattr(node, "value", None), ast.Call) and isinstance(node.value.func, ast.Name)
             # A local's value meets where the local is read (`row0 = b * MAX_SEQ + s0` then a
             # window at row0): one level, as the code wrote it.
             parts += [values[n.id] for part in list(parts) for n in ast.walk(part)
@@ -527,6 +531,7 @@ def _windows(tree: ast.Module, reshapes: list | None = None) -> list[tuple[ast.e
                 dims = _tensor_dims(node)
                 if dims and arg.arg not in shapes:
                     shapes[arg.arg] = dims
+        params = set(shapes)
         bound: dict[str, ast.expr | None] = {}  # a name's one value in this function (None: several)
 
         def bind(name: str, value: ast.expr) -> None:
@@ -554,7 +559,9 @@ def _windows(tree: ast.Module, reshapes: list | None = None) -> list[tuple[ast.e
                 # A reshape keeps the element count: the product of the dims on both sides.
                 product = lambda dims: ast.parse(" * ".join(f"({ast.unparse(d)})" for d in dims), mode="eval").body  # noqa: E731
                 reshapes.append((product(shapes[node.args[0].id]), product(node.args[1].elts)))
-            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in shapes:
+            # A parameter's subscript (`hc_base[HC_MULT:HC_MULT + HC_PAD]`); a scratch tensor's dims
+            # are bounded by what the code writes into it, which is not read here.
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in params:
                 out.extend(_subscript_windows(node, shapes[node.value.id], bound))
                 continue
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _WINDOWS
@@ -779,10 +786,13 @@ def _descend(model: Sizes, state: dict[str, int], names: list[str]) -> list[dict
 
 
 def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = None,
-           known: dict[str, int] | None = None) -> Choice:
+           known: dict[str, int] | None = None, descend: bool = False) -> Choice:
     """Candidate sizes, smallest first, then the states the search passed through on the way
     (fallbacks, should the original kernel refuse the smallest). Empty when the file's own sizes
-    are already small. `fixed` are the sizes the user gave; `allowed` the names both files have."""
+    are already small. `fixed` are the sizes the user gave; `allowed` the names both files have.
+    `descend` (a package of modules) goes on from the walk's end by the cheapest moves: there the
+    walk stalls where many modules' sizes tie; a single file's sizes, measured with the walk
+    alone, stay as they were."""
     model = Sizes(tree, fixed, known)
     own_cost = model.cost({})
     if own_cost <= SMALL or not model.base:
@@ -835,7 +845,8 @@ def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = N
     costs = [model.cost(s) for s in path]
     cheapest = min(range(len(path)), key=lambda i: (costs[i], -i))
     path = path[:cheapest + 1]
-    path += _descend(model, path[-1], names)
+    if descend:
+        path += _descend(model, path[-1], names)
     def changed(state: dict[str, int]) -> dict[str, int]:
         """The sizes that moved and matter: one that no size of the kernel depends on (a module
         default a given builder parameter replaces) stays as the file has it."""

@@ -137,7 +137,7 @@ def _package_candidates(trees, fixed, both, namespaces, original, migrated) -> l
             raise SizeError(f"{original[0]}: --set {name}: no module constant of that name in the file or the modules "
                             "it imports from its folder")
         merged[target] = value
-    choice = sizing.choose(whole.tree, merged, allowed, whole.known)
+    choice = sizing.choose(whole.tree, merged, allowed, whole.known, descend=True)
     model = choice.model
     out = []
     for sizes in choice.candidates or [{}]:
