@@ -42,6 +42,10 @@ _SAFE_NODES = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Constant, ast.Name, a
 # runs at its own sizes in a few seconds (this project's fixtures: 0.2 to 0.6 million), so they
 # are kept; the real DeepSeek parts cost 500 to 1200 million.
 SMALL = 1_000_000
+_FLOOR_FROM, _FLOOR = 16, 4  # a package's counts of 16 or more stay at least 4 (`Sizes.floor`)
+PACKAGE_LIMIT = 8e7  # past this cost a package's run takes more than 10 s (see verify._package_candidates)
+_ARRAYS_FROM = 64  # tensors and loop nests past which `cost` is computed over arrays
+_DESCENT_GAIN = 0.02  # a move of the descent saves at least this share of the cost (fewer, larger steps)
 _TRIP_WEIGHT = 4096  # one trip of a loop body (a few ops of Python) costs about as much as this many elements
 
 
@@ -95,8 +99,10 @@ def _assignment(node: ast.stmt) -> tuple[str, ast.expr] | None:
 class Sizes:
     """The integer constants of one kernel file and the relations its code puts between them."""
 
-    def __init__(self, tree: ast.Module, fixed: dict[str, int], known: dict[str, int] | None = None):
+    def __init__(self, tree: ast.Module, fixed: dict[str, int], known: dict[str, int] | None = None,
+                 package: bool = False):
         self.fixed = fixed
+        self.package = package  # the modules of a package as one: see `choose`'s `descend`
         self.chain: list[tuple[str, object]] = []  # (name, code) in the order the module computes them
         self.base: dict[str, int] = {}  # name -> its literal at the file's own sizes
         # Sizes the module computes in ways not read here (`128 if T >= 64 else 256`, a config
@@ -270,10 +276,12 @@ class Sizes:
         # Two sizes that meet in one statement of the kernel (a tile's shape and the offsets
         # beside it, with the dims of the tensor it is cut from) keep being multiples of each
         # other; sizes that never meet are free of each other, whatever their values.
-        for group in _meetings(tree, term):
+        for group, shaped in _meetings(tree, term):
             for a in group:
                 for b in group:
                     x, y = self.terms[a][1], self.terms[b][1]
+                    if self.package and _apart(a, b, shaped):
+                        continue  # among many modules' shapes, dims of one shape that merely divide
                     if y >= 2 and x > y and x % y == 0:
                         self.divides.append((a, b))
                         self.at_least.append((a, b, 1))
@@ -297,6 +305,14 @@ class Sizes:
                                 self.below.append((lo, hi))
         for offset, extent, dim in _windows(tree, found):
             ids = term(offset), term(extent), term(dim)
+            if ids[0] is None and None not in ids[1:]:
+                # An offset of run-time values (a position parameter): the window fits at 0, and
+                # where the file's sizes leave room, at the offsets verify draws.
+                for at in (0, _RUNTIME_OFFSET):
+                    low = term(ast.Constant(at))
+                    if self.terms[low][1] + self.terms[ids[1]][1] <= self.terms[ids[2]][1]:
+                        self.fits.append((low, ids[1], ids[2]))
+                continue
             if None not in ids and self.terms[ids[0]][1] + self.terms[ids[1]][1] <= self.terms[ids[2]][1]:
                 self.fits.append(ids)
         for a, b in found + _calls(tree):
@@ -315,6 +331,21 @@ class Sizes:
             c0 = self.terms[chunk][1] if chunk is not None else None
             self.loop_rules.append((start, stop, step, chunk, (e0 - s0) % st0 == 0, min(trips, 2),
                                     None if not c0 else (trips % c0 == 0 and trips >= c0, trips < c0)))
+
+    def floor(self) -> None:
+        """A count of 16 or more stays at least 4: among many modules a relation between two
+        counts may live where no code reads it (the top-6 of 16 experts a router picks, as
+        data another module indexes with), and a count of 2 or 3 would reverse it."""
+        one = next((i for i, (_, v) in enumerate(self.terms) if v == 1 and self.keys[i] == "1"), None)
+        if one is None:
+            one = len(self.terms)
+            self.terms.append((_code(ast.Constant(1)), 1))
+            self.keys.append("1")
+        for i in self.shaped():
+            if self.terms[i][1] >= _FLOOR_FROM:
+                self.at_least.append((i, one, _FLOOR))
+        self.at_least = sorted(set(self.at_least))
+        self._relations = None
 
     def used(self) -> set[int]:
         """The sizes some relation or the cost reads."""
@@ -403,6 +434,8 @@ class Sizes:
         v = self.values(sizes)
         if v is None:
             return math.inf
+        if len(self.tensors) + len(self.nests) > _ARRAYS_FROM:
+            return self._cost_arrays(v)
         elements = sum(math.prod(max(v[i], 1) for i in dims) for dims in self.tensors)
         trips = 0
         for nest in self.nests:
@@ -411,6 +444,30 @@ class Sizes:
                 n *= max(1, -(-(v[stop] - v[start]) // v[step])) if v[step] > 0 else 1
             trips += n
         return elements + _TRIP_WEIGHT * trips
+
+    def _cost_arrays(self, values: list[int]) -> float:
+        """`cost` over arrays, for a package's hundreds of tensors and loops (same figure, in
+        floating point)."""
+        if getattr(self, "_cost_ix", None) is None:
+            one = len(self.terms)  # an extra value of 1 pads the shorter shapes and nests
+            rank = max((len(d) for d in self.tensors), default=1)
+            shapes = np.array([list(d) + [one] * (rank - len(d)) for d in self.tensors] or [[one]], dtype=np.intp)
+            depth = max((len(n) for n in self.nests), default=1)
+            loops = np.array([[list(t) for t in n] + [[one - 1, one, one]] * (depth - len(n)) for n in self.nests]
+                             or [[[one - 1, one, one]]], dtype=np.intp)
+            self._cost_ix = (shapes, loops, bool(self.tensors), bool(self.nests))
+        shapes, loops, any_tensor, any_nest = self._cost_ix
+        v = np.array(list(values) + [1], dtype=np.float64)
+        elements = np.prod(np.maximum(v[shapes], 1.0), axis=1).sum() if any_tensor else 0.0
+        trips = 0.0
+        if any_nest:
+            start, stop, step = v[loops[..., 0]], v[loops[..., 1]], v[loops[..., 2]]
+            # a padding loop (its stop is the extra value) makes one trip
+            pad = loops[..., 1] == len(values)
+            n = np.where(step > 0, np.maximum(1.0, np.ceil((stop - start) / np.where(step > 0, step, 1.0))), 1.0)
+            n = np.where(pad, 1.0, n)
+            trips = np.prod(n, axis=1).sum()
+        return float(elements + _TRIP_WEIGHT * trips)
 
 
 def _meetings(tree: ast.Module, term) -> list[set[int]]:
@@ -456,20 +513,31 @@ def _meetings(tree: ast.Module, term) -> list[set[int]]:
             parts += [values[n.id] for part in list(parts) for n in ast.walk(part)
                       if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and values.get(n.id) is not None
                       and not isinstance(values[n.id], ast.Call)]
+            shaped = []  # the dims of one shape: they meet what the statement cuts, not one another
             for part in parts:
                 for n in ast.walk(part):
                     if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
                         group.add(term(n))
-                        for d in shapes.get(n.id, ()) if n.id in shapes and not handed and n is not getattr(node, "targets", [None])[0] else ():
-                            group.add(term(d))
+                        if n.id in shapes and not handed and n is not getattr(node, "targets", [None])[0]:
+                            dims = {term(d) for d in shapes[n.id]}
+                            group.update(dims)
+                            shaped.append(dims)
                     elif isinstance(n, ast.Constant) and _int(n.value) is not None and n.value >= 2:
                         group.add(term(n))
                     elif isinstance(n, ast.List):
-                        group.update(term(e) for e in n.elts)
+                        dims = {term(e) for e in n.elts}
+                        group.update(dims)
+                        shaped.append(dims)
             group.discard(None)
             if len(group) >= 2:
-                groups.append(group)
+                groups.append((group, shaped))
     return groups
+
+
+def _apart(a: int, b: int, shaped: list[set[int]]) -> bool:
+    """Two sizes a statement names only as dims of one shape (`create_tensor([N, BLOCK, D])`)."""
+    return any(a in dims and b in dims for dims in shaped) and not any(
+        (a in dims) != (b in dims) for dims in shaped)
 
 
 def _shapes(fn: ast.FunctionDef) -> dict[str, list[ast.expr]]:
@@ -733,15 +801,20 @@ def _group_move(model: Sizes, state: dict[str, int], names: list[str]) -> dict[s
     return None
 
 
-def _tied(model: Sizes, state: dict[str, int], name: str, p: int, names: set) -> dict[str, int] | None:
+def _tied(model: Sizes, state: dict[str, int], name: str, p: int, names: set, up: bool = False) -> dict[str, int] | None:
     """`name` divided by `p` together with every size an equality ties it to, through as many
     equalities as it takes (a constant each module of a package defines alike, handed from
     kernel to kernel: `CMP_MAX_BLOCKS = 64` in three modules moves as one); None where the
-    relations refuse it."""
+    relations refuse it. `up`: multiplied instead, back towards the file's own sizes."""
     same = model._relations.same
     moving = {name}
+
+    def moves(n: str) -> bool:
+        return state[n] * p <= model.base[n] and model.base[n] % (state[n] * p) == 0 if up else \
+            state[n] % p == 0 and state[n] // p >= 2
+
     for _ in range(len(names)):
-        trial = {**state, **{n: state[n] // p for n in moving}}
+        trial = {**state, **{n: state[n] * p if up else state[n] // p for n in moving}}
         values = model.values(trial)
         if values is None:
             return None
@@ -756,7 +829,7 @@ def _tied(model: Sizes, state: dict[str, int], name: str, p: int, names: set) ->
                 return trial
             # A chunk that must keep dividing the size it cuts moves with it.
             reads = {n for i in model._relations.violated(values) for n in model.reads(i)}
-        more = {n for n in reads if n in names and n not in moving and state[n] % p == 0 and state[n] // p >= 2}
+        more = {n for n in reads if n in names and n not in moving and moves(n)}
         if not more:
             return None
         moving |= more
@@ -773,13 +846,15 @@ def _descend(model: Sizes, state: dict[str, int], names: list[str]) -> list[dict
     while True:
         best, best_cost = None, cost
         for name in names:
-            if state[name] < 4:
-                continue
-            for p in _primes(state[name])[:1]:
-                trial = _tied(model, state, name, p, allowed)
+            # Down by the smallest prime, or back up towards the file's own size (a tile the
+            # walk made small, under loops it made long).
+            steps = [(p, False) for p in _primes(state[name])[:1] if state[name] >= 4]
+            steps += [(p, True) for p in _primes(model.base[name] // state[name])[:1]]
+            for p, up in steps:
+                trial = _tied(model, state, name, p, allowed, up)
                 if trial is not None and (c := model.cost(trial)) < best_cost:
                     best, best_cost = trial, c
-        if best is None:
+        if best is None or best_cost > cost * (1 - _DESCENT_GAIN):
             return path
         state, cost = best, best_cost
         path.append(dict(state))
@@ -793,7 +868,9 @@ def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = N
     `descend` (a package of modules) goes on from the walk's end by the cheapest moves: there the
     walk stalls where many modules' sizes tie; a single file's sizes, measured with the walk
     alone, stay as they were."""
-    model = Sizes(tree, fixed, known)
+    model = Sizes(tree, fixed, known, package=descend)
+    if descend:
+        model.floor()
     own_cost = model.cost({})
     if own_cost <= SMALL or not model.base:
         return Choice([], own_cost, model)
