@@ -254,3 +254,36 @@ def test_a_package_too_costly_at_the_smallest_sizes_found_is_refused_at_once(pai
     # Sizes given by hand are run as given.
     verdict = verify(*sources(*pair), Settings(sets={"config.BATCH": "4", "config.HIDDEN": "32"}), api, "2026-08")
     assert verdict.code == EQUIVALENT, verdict.message
+
+
+# The old four-argument store of a window wider than its tile (a row_max result stored as if it
+# were [16, 8]; the library's quantisation kernels did so): the migration stores the [16, 1] the
+# op gives, under a review marker. What the original copied from past the tile is undefined.
+PAST_THE_TILE = '''\
+import pypto.language as pl
+
+
+@pl.program
+class RowMax:
+    @pl.function(type=pl.FunctionType.InCore)
+    def main(
+        self,
+        x: pl.Tensor[[16, 8], pl.FP32],
+        tmp: pl.Tensor[[16, 8], pl.FP32],
+        out: pl.Out[pl.Tensor[[16, 8], pl.FP32]],
+    ) -> pl.Tensor[[16, 8], pl.FP32]:
+        x_t: pl.Tile[[16, 8], pl.FP32] = pl.load(x, [0, 0], [16, 8])
+        t_t: pl.Tile[[16, 8], pl.FP32] = pl.load(tmp, [0, 0], [16, 8])
+        m_t: pl.Tile[[16, {cols}], pl.FP32] = pl.row_max(x_t, t_t)
+        out = pl.store(m_t, [0, 0], {store})
+        return out
+'''
+
+
+def test_a_store_past_its_tile_is_held_to_the_tile_only(api):
+    original = ("old.py", PAST_THE_TILE.format(cols=8, store="[16, 8], out"))
+    migrated = ("new.py", PAST_THE_TILE.format(cols=1, store="out"))
+    verdict = verify(original, migrated, Settings(), api, "2026-03")
+    assert verdict.code == 3 and "`out` differ" in verdict.message, verdict.message  # before: exit 2, not modelled
+    broken = ("new.py", PAST_THE_TILE.format(cols=1, store="out").replace("pl.row_max", "pl.row_min"))
+    assert verify(original, broken, Settings(), api, "2026-03").code == 1  # column 0 is still held
