@@ -287,3 +287,27 @@ def test_a_store_past_its_tile_is_held_to_the_tile_only(api):
     assert verdict.code == 3 and "`out` differ" in verdict.message, verdict.message  # before: exit 2, not modelled
     broken = ("new.py", PAST_THE_TILE.format(cols=1, store="out").replace("pl.row_max", "pl.row_min"))
     assert verify(original, broken, Settings(), api, "2026-03").code == 1  # column 0 is still held
+
+
+def test_a_slot_taken_modulo_a_window_stays_inside_its_block():
+    text = '''\
+import pypto.language as pl
+
+WIN = 128
+BLOCK = 128
+B = 64
+HEAD = 512
+
+
+@pl.jit
+def k(kv: pl.Tensor[[B, HEAD], pl.FP32], table: pl.Tensor[[B], pl.INT32], pos: pl.Scalar[pl.INT32],
+      cache: pl.InOut[pl.Tensor[[B * BLOCK, HEAD], pl.FP32]]):
+    slot = pos % WIN
+    for b in pl.range(B):
+        blk = pl.read(table, [b])
+        cache = pl.assemble(cache, kv[b : b + 1, :], [blk * BLOCK + slot, 0])
+    return cache
+'''
+    m = model(text)
+    assert m.holds({"WIN": 64, "BLOCK": 128}) and m.holds({"WIN": 64, "BLOCK": 64})
+    assert not m.holds({"WIN": 128, "BLOCK": 64})  # slot 100 of a 64-row block lands in the next one

@@ -285,6 +285,12 @@ class Sizes:
                     if y >= 2 and x > y and x % y == 0:
                         self.divides.append((a, b))
                         self.at_least.append((a, b, 1))
+        for a, b in _slots(tree):
+            # `blk * BLOCK_SIZE + (pos % WIN)`: a slot taken modulo WIN within a block of
+            # BLOCK_SIZE rows stays inside the block while WIN <= BLOCK_SIZE.
+            ids = term(a), term(b)
+            if None not in ids and self.terms[ids[1]][1] >= self.terms[ids[0]][1] >= 1:
+                self.at_least.append((ids[1], ids[0], 1))
         self.fits = []  # (offset, extent, dim): offset + extent <= dim, a window inside its tensor
         self.same = []  # (a, b): a == b, the element counts of a reshape's source and result
         found: list = []
@@ -532,6 +538,30 @@ def _meetings(tree: ast.Module, term) -> list[set[int]]:
             if len(group) >= 2:
                 groups.append((group, shaped))
     return groups
+
+
+def _slots(tree: ast.Module) -> list[tuple[ast.expr, ast.expr]]:
+    """(M, B) of every `k * B + (x % M)` in a kernel (a local holding `x % M` written out, one
+    level): a position modulo M placed in a block of B."""
+    out = []
+    for fn in ast.walk(tree):
+        if not (isinstance(fn, ast.FunctionDef) and any(_pl_decorator(d) for d in fn.decorator_list)):
+            continue
+        values: dict[str, ast.expr | None] = {}
+        for node in ast.walk(fn):
+            got = _assignment(node) if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+            if got:
+                values[got[0]] = got[1] if got[0] not in values else None
+        for node in ast.walk(fn):
+            if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add)):
+                continue
+            for left, right in ((node.left, node.right), (node.right, node.left)):
+                if isinstance(right, ast.Name) and values.get(right.id) is not None:
+                    right = values[right.id]
+                if isinstance(left, ast.BinOp) and isinstance(left.op, ast.Mult) and isinstance(right, ast.BinOp) \
+                        and isinstance(right.op, ast.Mod):
+                    out.extend((right.right, factor) for factor in (left.left, left.right) if isinstance(factor, ast.Name))
+    return out
 
 
 def _apart(a: int, b: int, shaped: list[set[int]]) -> bool:
