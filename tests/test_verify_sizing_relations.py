@@ -22,6 +22,7 @@ import pytest
 from codemods.interp import execute, package, sizing
 from codemods.interp.execute import Settings
 from codemods.interp.ops import OLD, Machine
+from codemods.interp.sizing_check import cost_arrays
 from codemods.interp.verify import EQUIVALENT, SETUP, verify
 
 WINDOWS = '''\
@@ -244,7 +245,7 @@ def test_the_array_cost_of_a_package_is_the_loops_cost(pair, api):
             for start, stop, step in nest:
                 n *= max(1, -(-(values[stop] - values[start]) // values[step])) if values[step] > 0 else 1
             trips += n
-        assert m._cost_arrays(values) == looped + sizing._TRIP_WEIGHT * trips
+        assert cost_arrays(m, values, sizing._TRIP_WEIGHT) == looped + sizing._TRIP_WEIGHT * trips
 
 
 def test_a_package_too_costly_at_the_smallest_sizes_found_is_refused_at_once(pair, api, monkeypatch):

@@ -28,10 +28,10 @@ import ast
 import itertools
 import math
 
-import numpy as np
 from dataclasses import dataclass, field
 
-from .sizing_check import Relations
+from .sizing_check import Relations, cost_arrays
+from .sizing_descent import descend as _descend, primes as _primes
 from .sources import builders
 
 _PURE = {"min": min, "max": max, "abs": abs, "int": int, "len": len}
@@ -45,7 +45,6 @@ SMALL = 1_000_000
 _FLOOR_FROM, _FLOOR = 16, 4  # a package's counts of 16 or more stay at least 4 (`Sizes.floor`)
 PACKAGE_LIMIT = 8e7  # past this cost a package's run takes more than 10 s (see verify._package_candidates)
 _ARRAYS_FROM = 64  # tensors and loop nests past which `cost` is computed over arrays
-_DESCENT_GAIN = 0.02  # a move of the descent saves at least this share of the cost (fewer, larger steps)
 _TRIP_WEIGHT = 4096  # one trip of a loop body (a few ops of Python) costs about as much as this many elements
 
 
@@ -441,7 +440,7 @@ class Sizes:
         if v is None:
             return math.inf
         if len(self.tensors) + len(self.nests) > _ARRAYS_FROM:
-            return self._cost_arrays(v)
+            return cost_arrays(self, v, _TRIP_WEIGHT)
         elements = sum(math.prod(max(v[i], 1) for i in dims) for dims in self.tensors)
         trips = 0
         for nest in self.nests:
@@ -450,31 +449,6 @@ class Sizes:
                 n *= max(1, -(-(v[stop] - v[start]) // v[step])) if v[step] > 0 else 1
             trips += n
         return elements + _TRIP_WEIGHT * trips
-
-    def _cost_arrays(self, values: list[int]) -> float:
-        """`cost` over arrays, for a package's hundreds of tensors and loops (same figure, in
-        floating point)."""
-        if getattr(self, "_cost_ix", None) is None:
-            one = len(self.terms)  # an extra value of 1 pads the shorter shapes and nests
-            rank = max((len(d) for d in self.tensors), default=1)
-            shapes = np.array([list(d) + [one] * (rank - len(d)) for d in self.tensors] or [[one]], dtype=np.intp)
-            depth = max((len(n) for n in self.nests), default=1)
-            loops = np.array([[list(t) for t in n] + [[one - 1, one, one]] * (depth - len(n)) for n in self.nests]
-                             or [[[one - 1, one, one]]], dtype=np.intp)
-            self._cost_ix = (shapes, loops, bool(self.tensors), bool(self.nests))
-        shapes, loops, any_tensor, any_nest = self._cost_ix
-        v = np.array(list(values) + [1], dtype=np.float64)
-        elements = np.prod(np.maximum(v[shapes], 1.0), axis=1).sum() if any_tensor else 0.0
-        trips = 0.0
-        if any_nest:
-            start, stop, step = v[loops[..., 0]], v[loops[..., 1]], v[loops[..., 2]]
-            # a padding loop (its stop is the extra value) makes one trip
-            pad = loops[..., 1] == len(values)
-            n = np.where(step > 0, np.maximum(1.0, np.ceil((stop - start) / np.where(step > 0, step, 1.0))), 1.0)
-            n = np.where(pad, 1.0, n)
-            trips = np.prod(n, axis=1).sum()
-        return float(elements + _TRIP_WEIGHT * trips)
-
 
 def _meetings(tree: ast.Module, term) -> list[set[int]]:
     """Per statement of a kernel function: the sizes it names (names, literals, the loop bounds
@@ -745,17 +719,6 @@ def _inline(node: ast.expr, bound: dict, depth: int = 0) -> ast.expr | None:
     return None if t.failed else result
 
 
-def _primes(n: int) -> list[int]:
-    out, p = [], 2
-    while p * p <= n:
-        if n % p == 0:
-            out.append(p)
-            while n % p == 0:
-                n //= p
-        p += 1
-    return out + ([n] if n > 1 else [])
-
-
 def _pl_decorator(node: ast.expr) -> bool:
     target = node.func if isinstance(node, ast.Call) else node
     while isinstance(target, ast.Attribute):
@@ -829,65 +792,6 @@ def _group_move(model: Sizes, state: dict[str, int], names: list[str]) -> dict[s
             return None
         moving -= stuck
     return None
-
-
-def _tied(model: Sizes, state: dict[str, int], name: str, p: int, names: set, up: bool = False) -> dict[str, int] | None:
-    """`name` divided by `p` together with every size an equality ties it to, through as many
-    equalities as it takes (a constant each module of a package defines alike, handed from
-    kernel to kernel: `CMP_MAX_BLOCKS = 64` in three modules moves as one); None where the
-    relations refuse it. `up`: multiplied instead, back towards the file's own sizes."""
-    same = model._relations.same
-    moving = {name}
-
-    def moves(n: str) -> bool:
-        return state[n] * p <= model.base[n] and model.base[n] % (state[n] * p) == 0 if up else \
-            state[n] % p == 0 and state[n] // p >= 2
-
-    for _ in range(len(names)):
-        trial = {**state, **{n: state[n] * p if up else state[n] // p for n in moving}}
-        values = model.values(trial)
-        if values is None:
-            return None
-        v = np.array(values, dtype=object)
-        broken = same[v[same[:, 0]] != v[same[:, 1]]] if len(same) else same
-        if len(broken):
-            # What the two sides of an equality read apart (`B * CMP_MAX_BLOCKS` against
-            # `B * other.CMP_MAX_BLOCKS`) is what it ties; what both read stays.
-            reads = {n for a, b in broken.tolist() for n in model.reads(a) ^ model.reads(b)}
-        else:
-            if model.holds(trial):
-                return trial
-            # A chunk that must keep dividing the size it cuts moves with it.
-            reads = {n for i in model._relations.violated(values) for n in model.reads(i)}
-        more = {n for n in reads if n in names and n not in moving and moves(n)}
-        if not more:
-            return None
-        moving |= more
-    return None
-
-
-def _descend(model: Sizes, state: dict[str, int], names: list[str]) -> list[dict[str, int]]:
-    """From `state`, the move (a size and those tied to it, divided by a prime) that makes the
-    kernel cheapest, while one makes it cheaper: where the largest-first walk ends among many
-    modules' tiles and loops, a smaller tile costs more trips than it saves elements."""
-    if getattr(model, "_relations", None) is None:
-        model._relations = Relations(model)
-    allowed, path, cost = set(names), [], model.cost(state)
-    while True:
-        best, best_cost = None, cost
-        for name in names:
-            # Down by the smallest prime, or back up towards the file's own size (a tile the
-            # walk made small, under loops it made long).
-            steps = [(p, False) for p in _primes(state[name])[:1] if state[name] >= 4]
-            steps += [(p, True) for p in _primes(model.base[name] // state[name])[:1]]
-            for p, up in steps:
-                trial = _tied(model, state, name, p, allowed, up)
-                if trial is not None and (c := model.cost(trial)) < best_cost:
-                    best, best_cost = trial, c
-        if best is None or best_cost > cost * (1 - _DESCENT_GAIN):
-            return path
-        state, cost = best, best_cost
-        path.append(dict(state))
 
 
 def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = None,

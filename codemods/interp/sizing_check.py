@@ -89,3 +89,28 @@ class Relations:
             out.append(self.chunk[worse])
         out.append(self.loops[bad].ravel())
         return {int(i) for part in out for i in part}
+
+
+def cost_arrays(model, values: list[int], trip_weight: float) -> float:
+    """`Sizes.cost` over arrays, for a package's hundreds of tensors and loops (same figure, in
+    floating point)."""
+    if getattr(model, "_cost_ix", None) is None:
+        one = len(model.terms)  # an extra value of 1 pads the shorter shapes and nests
+        rank = max((len(d) for d in model.tensors), default=1)
+        shapes = np.array([list(d) + [one] * (rank - len(d)) for d in model.tensors] or [[one]], dtype=np.intp)
+        depth = max((len(n) for n in model.nests), default=1)
+        loops = np.array([[list(t) for t in n] + [[one - 1, one, one]] * (depth - len(n)) for n in model.nests]
+                         or [[[one - 1, one, one]]], dtype=np.intp)
+        model._cost_ix = (shapes, loops, bool(model.tensors), bool(model.nests))
+    shapes, loops, any_tensor, any_nest = model._cost_ix
+    v = np.array(list(values) + [1], dtype=np.float64)
+    elements = np.prod(np.maximum(v[shapes], 1.0), axis=1).sum() if any_tensor else 0.0
+    trips = 0.0
+    if any_nest:
+        start, stop, step = v[loops[..., 0]], v[loops[..., 1]], v[loops[..., 2]]
+        # a padding loop (its stop is the extra value) makes one trip
+        pad = loops[..., 1] == len(values)
+        n = np.where(step > 0, np.maximum(1.0, np.ceil((stop - start) / np.where(step > 0, step, 1.0))), 1.0)
+        n = np.where(pad, 1.0, n)
+        trips = np.prod(n, axis=1).sum()
+    return float(elements + trip_weight * trips)
