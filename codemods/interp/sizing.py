@@ -61,9 +61,19 @@ class Choice:
         return self.candidates[0] if self.candidates else {}
 
 
+_WALKS: dict[int, tuple[ast.AST, list]] = {}  # a node -> its walk, for one `Sizes` (a package's tree is walked by many passes)
+
+
+def _walk(node: ast.AST) -> list:
+    hit = _WALKS.get(id(node))
+    if hit is None or hit[0] is not node:
+        hit = _WALKS[id(node)] = (node, list(ast.walk(node)))
+    return hit[1]
+
+
 def _pure(node: ast.AST) -> bool:
     """Arithmetic over names and numbers only (calls to min/max/abs/int): safe to evaluate."""
-    for n in ast.walk(node):
+    for n in _walk(node):
         if not isinstance(n, _SAFE_NODES):
             return False
         if isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in _PURE and not n.keywords):
@@ -100,6 +110,7 @@ class Sizes:
 
     def __init__(self, tree: ast.Module, fixed: dict[str, int], known: dict[str, int] | None = None,
                  package: bool = False):
+        _WALKS.clear()
         self.fixed = fixed
         self.package = package  # the modules of a package as one: see `choose`'s `descend`
         self.chain: list[tuple[str, object]] = []  # (name, code) in the order the module computes them
@@ -114,7 +125,7 @@ class Sizes:
             if got is None:
                 continue
             name, value = got
-            outside = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)} - assigned - set(_PURE)
+            outside = {n.id for n in _walk(value) if isinstance(n, ast.Name)} - assigned - set(_PURE)
             assigned.add(name)
             if not _pure(value) or outside:
                 # `D = M.hidden_size` (M imported): a base size of its own, of the value the
@@ -147,6 +158,7 @@ class Sizes:
                     self.chain.append((got[0], _code(got[1])))
         self.own = self.env(self.base)
         self._collect(tree)
+        _WALKS.clear()
 
     # -- evaluation ---------------------------------------------------------------------------------------------
 
@@ -176,7 +188,7 @@ class Sizes:
     def _known(self, node: ast.expr) -> bool:
         if not _pure(node):
             return False
-        names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not (n.id in _PURE)}
+        names = {n.id for n in _walk(node) if isinstance(n, ast.Name) and not (n.id in _PURE)}
         return bool(names) and all(isinstance(_int(self.own.get(n)), int) for n in names) or (
             not names and isinstance(node, ast.Constant))
 
@@ -224,11 +236,11 @@ class Sizes:
         self.conditional: set[str] = set()
         for node in tree.body:
             got = _assignment(node)
-            for e in ast.walk(got[1]) if got and got[0] in self.pinned else ():
+            for e in _walk(got[1]) if got and got[0] in self.pinned else ():
                 if isinstance(e, ast.IfExp):
                     self.conditional.add(got[0])
-                    choosing.update(id(c) for c in ast.walk(e.test))
-        for node in ast.walk(tree):
+                    choosing.update(id(c) for c in _walk(e.test))
+        for node in _walk(tree):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 term(node)
             elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.FloorDiv, ast.Mod)):
@@ -266,7 +278,7 @@ class Sizes:
                 if None not in ids[:3] and (chunk is None or ids[3] is not None):
                     self.loops.append(ids)
         self.nests = _nests(tree, term)
-        for node in ast.walk(tree):
+        for node in _walk(tree):
             dims = _tensor_dims(node)
             if dims is not None:
                 ids = [term(d) for d in dims]
@@ -295,12 +307,12 @@ class Sizes:
         found: list = []
         # Windows at `3 * HC_MULT` (the code unrolled over a size, one window per value of the
         # literal): the size stays above the literal, or the last windows fall outside.
-        offsets = [e for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+        offsets = [e for node in _walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                    and node.func.attr in _WINDOWS and len(node.args) >= 3
                    and isinstance(node.args[_WINDOWS[node.func.attr][1]], ast.List)
                    for e in node.args[_WINDOWS[node.func.attr][1]].elts]
         for offset in offsets:
-            for n in ast.walk(offset):
+            for n in _walk(offset):
                 if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult):
                     for c, x in ((n.left, n.right), (n.right, n.left)):
                         if isinstance(c, ast.Constant) and _int(c.value) is not None and c.value >= 1 and \
@@ -455,29 +467,29 @@ def _meetings(tree: ast.Module, term) -> list[set[int]]:
     of a `for`), with the dims of every tensor it names whose shape is known in that function
     (a `pl.Tensor[[...]]` parameter, a `pl.create_tensor([...])`/`create_tile` result)."""
     groups = []
-    for fn in ast.walk(tree):
+    for fn in _walk(tree):
         if not (isinstance(fn, ast.FunctionDef) and any(_pl_decorator(d) for d in fn.decorator_list)):
             continue
         shapes: dict[str, list[ast.expr]] = {}
         for arg in fn.args.args + fn.args.kwonlyargs:
             dims = None
-            for node in ast.walk(arg.annotation) if arg.annotation is not None else ():
+            for node in _walk(arg.annotation) if arg.annotation is not None else ():
                 dims = dims or _tensor_dims(node)
             if dims:
                 shapes[arg.arg] = dims
-        for node in ast.walk(fn):
+        for node in _walk(fn):
             got = _assignment(node) if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
             if got and isinstance(got[1], ast.Call) and isinstance(got[1].func, ast.Attribute) and \
                     got[1].func.attr.startswith("create") and got[1].args and isinstance(got[1].args[0], ast.List):
                 shapes[got[0]] = list(got[1].args[0].elts)
         values: dict[str, ast.expr | None] = {}  # a local's one value (None: assigned more than once)
-        for node in ast.walk(fn):
+        for node in _walk(fn):
             got = _assignment(node) if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
             if got and got[0] not in shapes:
                 values[got[0]] = got[1] if got[0] not in values else None
             elif isinstance(node, ast.For) and isinstance(node.target, ast.Name):
                 values[node.target.id] = None
-        for node in ast.walk(fn):
+        for node in _walk(fn):
             if isinstance(node, ast.For):
                 parts = [node.iter]
             elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return)):
@@ -490,12 +502,12 @@ def _meetings(tree: ast.Module, term) -> list[set[int]]:
             handed = isinstance(getattr(node, "value", None), ast.Call) and isinstance(node.value.func, ast.Name)
             # A local's value meets where the local is read (`row0 = b * MAX_SEQ + s0` then a
             # window at row0): one level, as the code wrote it.
-            parts += [values[n.id] for part in list(parts) for n in ast.walk(part)
+            parts += [values[n.id] for part in list(parts) for n in _walk(part)
                       if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and values.get(n.id) is not None
                       and not isinstance(values[n.id], ast.Call)]
             shaped = []  # the dims of one shape: they meet what the statement cuts, not one another
             for part in parts:
-                for n in ast.walk(part):
+                for n in _walk(part):
                     if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
                         group.add(term(n))
                         if n.id in shapes and not handed and n is not getattr(node, "targets", [None])[0]:
@@ -518,15 +530,15 @@ def _slots(tree: ast.Module) -> list[tuple[ast.expr, ast.expr]]:
     """(M, B) of every `k * B + (x % M)` in a kernel (a local holding `x % M` written out, one
     level): a position modulo M placed in a block of B."""
     out = []
-    for fn in ast.walk(tree):
+    for fn in _walk(tree):
         if not (isinstance(fn, ast.FunctionDef) and any(_pl_decorator(d) for d in fn.decorator_list)):
             continue
         values: dict[str, ast.expr | None] = {}
-        for node in ast.walk(fn):
+        for node in _walk(fn):
             got = _assignment(node) if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
             if got:
                 values[got[0]] = got[1] if got[0] not in values else None
-        for node in ast.walk(fn):
+        for node in _walk(fn):
             if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add)):
                 continue
             for left, right in ((node.left, node.right), (node.right, node.left)):
@@ -549,11 +561,11 @@ def _shapes(fn: ast.FunctionDef) -> dict[str, list[ast.expr]]:
     creates with a literal shape."""
     shapes: dict[str, list[ast.expr]] = {}
     for arg in fn.args.args + fn.args.kwonlyargs:
-        for node in ast.walk(arg.annotation) if arg.annotation is not None else ():
+        for node in _walk(arg.annotation) if arg.annotation is not None else ():
             dims = _tensor_dims(node)
             if dims and arg.arg not in shapes:
                 shapes[arg.arg] = dims
-    for node in ast.walk(fn):
+    for node in _walk(fn):
         got = _assignment(node) if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
         if got and isinstance(got[1], ast.Call) and isinstance(got[1].func, ast.Attribute) and \
                 got[1].func.attr.startswith("create") and got[1].args and isinstance(got[1].args[0], ast.List):
@@ -570,7 +582,7 @@ def _calls(tree: ast.Module) -> list[tuple[ast.expr, ast.expr]]:
     out = []
     for fn in kernels.values():
         shapes = _shapes(fn)
-        for node in ast.walk(fn):
+        for node in _walk(fn):
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in kernels):
                 continue
             callee = kernels[node.func.id]
@@ -594,12 +606,12 @@ def _windows(tree: ast.Module, reshapes: list | None = None) -> list[tuple[ast.e
     offset is the offsets argument with the function's locals written out and each loop
     variable at its last value; offsets read at run time (a sequence length) are not sizes."""
     out = []
-    for fn in ast.walk(tree):
+    for fn in _walk(tree):
         if not (isinstance(fn, ast.FunctionDef) and any(_pl_decorator(d) for d in fn.decorator_list)):
             continue
         shapes: dict[str, list[ast.expr]] = {}
         for arg in fn.args.args + fn.args.kwonlyargs:
-            for node in ast.walk(arg.annotation) if arg.annotation is not None else ():
+            for node in _walk(arg.annotation) if arg.annotation is not None else ():
                 dims = _tensor_dims(node)
                 if dims and arg.arg not in shapes:
                     shapes[arg.arg] = dims
@@ -609,7 +621,7 @@ def _windows(tree: ast.Module, reshapes: list | None = None) -> list[tuple[ast.e
         def bind(name: str, value: ast.expr) -> None:
             bound[name] = value if name not in bound else None
 
-        for node in ast.walk(fn):
+        for node in _walk(fn):
             if isinstance(node, ast.For) and isinstance(node.target, ast.Name) and _is_loop(node.iter):
                 bind(node.target.id, _last(node.iter))
             elif isinstance(node, (ast.Assign, ast.AnnAssign)):
@@ -624,7 +636,7 @@ def _windows(tree: ast.Module, reshapes: list | None = None) -> list[tuple[ast.e
                 if name in shapes:
                     continue  # a tensor re-bound (`t = pl.assemble(t, ...)`) keeps its shape
                 bind(name, value)
-        for node in ast.walk(fn):
+        for node in _walk(fn):
             if (reshapes is not None and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                     and node.func.attr == "reshape" and len(node.args) >= 2 and isinstance(node.args[0], ast.Name)
                     and node.args[0].id in shapes and isinstance(node.args[1], ast.List)):

@@ -66,9 +66,13 @@ def descend(model, state: dict[str, int], names: list[str]) -> list[dict[str, in
     if getattr(model, "_relations", None) is None:
         model._relations = Relations(model)
     allowed, path, cost = set(names), [], model.cost(state)
+    # A move starts at a size the cost reads (a dim, a loop bound); those only relations read
+    # move when a move ties them in.
+    priced = {i for dims in model.tensors for i in dims} | {i for nest in model.nests for loop in nest for i in loop}
+    starts = [n for n in names if any(n in model.reads(i) for i in priced)]
     while True:
         best, best_cost = None, cost
-        for name in names:
+        for name in starts:
             # Down by the smallest prime, or back up towards the file's own size (a tile the
             # walk made small, under loops it made long).
             steps = [(p, False) for p in primes(state[name])[:1] if state[name] >= 4]
