@@ -312,3 +312,32 @@ def k(kv: pl.Tensor[[B, HEAD], pl.FP32], table: pl.Tensor[[B], pl.INT32], pos: p
     m = model(text)
     assert m.holds({"WIN": 64, "BLOCK": 128}) and m.holds({"WIN": 64, "BLOCK": 64})
     assert not m.holds({"WIN": 128, "BLOCK": 64})  # slot 100 of a 64-row block lands in the next one
+
+
+# An entry whose state tensor only a called kernel writes (in the May library, a kernel of
+# another module), left a plain parameter: at 2026-08 the host does not read it back.
+PLAIN_STATE = '''\
+import pypto.language as pl
+
+
+@pl.jit.inline
+def bump(x: pl.Tensor[[16, 16], pl.FP32], state: pl.Tensor[[16, 16], pl.FP32]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        state[:, :] = pl.mul(x[:, :], 2.0)
+    return state
+
+
+@pl.jit
+def entry(x: pl.Tensor[[16, 16], pl.FP32], state: {annotation}):
+    state = bump(x, state)
+    return state
+'''
+
+
+def test_a_written_parameter_left_plain_is_named_as_the_cause_of_the_mismatch(api):
+    plain = PLAIN_STATE.format(annotation="pl.Tensor[[16, 16], pl.FP32]")
+    verdict = verify(("old.py", plain), ("new.py", plain), Settings(), api, "2026-08")
+    assert verdict.code == 1 and "`state` a plain parameter" in verdict.message and "pl.InOut" in verdict.message, \
+        verdict.message
+    declared = PLAIN_STATE.format(annotation="pl.InOut[pl.Tensor[[16, 16], pl.FP32]]")
+    assert verify(("old.py", plain), ("new.py", declared), Settings(), api, "2026-08").code == EQUIVALENT

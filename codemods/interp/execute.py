@@ -423,6 +423,8 @@ def run(program: Program, inputs: dict[str, np.ndarray], parameters: bool = Fals
             # Up to 2026-03 a written parameter is copied back whatever its annotation; at
             # 2026-08 only Out/InOut ones are, and the host reads zeros for the others.
             outputs[name] = Tensor(np.zeros_like(t.data), t.written, name) if head else t
+            if head:
+                outputs[name].not_copied_back = True  # verify names the cause of the mismatch it makes
     results = result if isinstance(result, tuple) else (result,)
     for i, value in enumerate(results):
         known = (*outputs.values(), *tensors.values()) if parameters else outputs.values()
