@@ -293,8 +293,14 @@ def test_the_old_four_argument_store_writes_a_window_of_its_tile():
     t = tile(m, RNG.uniform(-1, 1, (16, 8)), FP32)
     pl.store(t, [0, 0], [16, 4], out)
     assert out.written[:, :4].all() and not out.written[:, 4:].any()
+    # A window past the tile (the old `store(row_max_t, [0, 0], [M, N], out)` of an [M, 1]
+    # result) copies what the buffer holds beyond it: undefined, held to nothing, as masked rows.
+    wide = tensor(np.zeros((16, 16)), FP32)
+    pl.store(t, [0, 0], [16, 16], wide)
+    assert np.array_equal(wide.data[:, :8], t.data) and wide.written[:, :8].all() and not wide.written[:, 8:].any()
+    assert m.masked
     with pytest.raises(KernelError, match="reaches past the tile"):
-        pl.store(t, [0, 0], [16, 16], tensor(np.zeros((16, 16)), FP32))
+        pl.store(t, [0, 0], [16], tensor(np.zeros((16, 16)), FP32))  # a window of another rank
     _, c39 = machine(STRICT)
     with pytest.raises(KernelError, match="takes 3 positional arguments"):
         c39.store(t, [0, 0], [16, 4], out)

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
 import inspect
 import os
 import re
@@ -85,7 +88,8 @@ class Program:
 
 
 def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
-    tree = override_constants(ast.parse(text, path), settings.sets, path)
+    own_sets = {k: v for k, v in settings.sets.items() if "." not in k}
+    tree = override_constants(ast.parse(text, path), own_sets, path)
     if machine.profile == OLD and _predates(tree, machine.api):
         machine.predates = True
     builder = _builder(tree)
@@ -96,7 +100,7 @@ def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
     ast.fix_missing_locations(tree)
     namespace = {"__name__": "pypto_migrate_kernel", "__file__": path, ANNOTATED: partial(_annotated, machine),
                  **versions.helpers(machine)}
-    with installed(build(machine)), active(machine), _neighbours(path), _absent_modules() as absent:
+    with installed(build(machine)), active(machine), _neighbours(path, settings.sets), _absent_modules() as absent:
         code = compile(tree, path, "exec", dont_inherit=True)  # not our __future__ flags
         fresh = dict(namespace)
         while True:
@@ -115,7 +119,7 @@ def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
             fn = namespace[builder]
             params = inspect.signature(fn).parameters
             kwargs = {}
-            for name, value in settings.sets.items():
+            for name, value in own_sets.items():
                 if name in params:
                     kwargs[name] = ast.literal_eval(value)
             try:
@@ -131,7 +135,8 @@ def load(path: str, text: str, settings: Settings, machine: Machine) -> Program:
             program = _jit_program(namespace)
     if program is None:
         raise NotAKernel(f"{path}: no @pl.program class (nor a builder function returning one)")
-    unknown = [n for n in settings.sets if n not in module_names(tree) and (builder is None or n not in inspect.signature(namespace[builder]).parameters)]
+    unknown = [n for n in own_sets if n not in module_names(tree) and (builder is None or n not in inspect.signature(namespace[builder]).parameters)]
+    unknown += _unknown_in_siblings(path, settings.sets)
     if unknown:
         raise SizeError(f"{path}: --set {', '.join(unknown)}: no module constant or builder parameter of that name")
     functions = [name for name, v in vars(program).items()
@@ -197,46 +202,102 @@ def _absent_modules():
 
 
 @contextlib.contextmanager
-def _neighbours(path: str):
+def _neighbours(path: str, sets: dict[str, str] | None = None):
     """The kernel's own folder on `sys.path` while it loads, as its authors run it (`from config
     import ...`): the modules it imports from there are this run's alone, each run (original,
     migration) importing its own folder's with its own stand-in `pl`, so they leave
-    `sys.modules` again."""
+    `sys.modules` again. A module named in `sets` (`module.NAME=VALUE`) is built with those
+    module constants replaced, as `--set` replaces the kernel file's."""
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isfile(path):
         yield
         return
     before = set(sys.modules)
     sys.path.insert(0, folder)
+    finder = _SizedSiblings(folder, _by_module(sets or {}))
+    sys.meta_path.insert(0, finder)
     try:
         yield
     finally:
+        sys.meta_path.remove(finder)
         sys.path.remove(folder)
         for name in set(sys.modules) - before:
             if os.path.dirname(os.path.abspath(getattr(sys.modules[name], "__file__", None) or "/")) == folder:
                 del sys.modules[name]
 
 
-def module_values(path: str, text: str, machine: Machine) -> tuple[dict[str, int], set[str]]:
+def _by_module(sets: dict[str, str]) -> dict[str, dict[str, str]]:
+    out: dict[str, dict[str, str]] = {}
+    for key, value in sets.items():
+        module, dot, name = key.rpartition(".")
+        if dot:
+            out.setdefault(module, {})[name] = value
+    return out
+
+
+def _unknown_in_siblings(path: str, sets: dict[str, str]) -> list[str]:
+    """The `module.NAME` sizes that name no module constant of a module beside the kernel file."""
+    folder = os.path.dirname(os.path.abspath(path))
+    unknown = []
+    for module, names in _by_module(sets).items():
+        file = os.path.join(folder, module + ".py")
+        try:
+            with open(file, encoding="utf-8") as f:
+                have = module_names(ast.parse(f.read(), file))
+        except (OSError, SyntaxError, ValueError):
+            have = set()
+        unknown += [f"{module}.{n}" for n in names if n not in have]
+    return unknown
+
+
+class _SizedSiblings(importlib.abc.MetaPathFinder):
+    def __init__(self, folder: str, sets: dict[str, dict[str, str]]) -> None:
+        self.folder, self.sets = folder, sets
+
+    def find_spec(self, name, path=None, target=None):
+        file = os.path.join(self.folder, name + ".py")
+        if "." in name or name not in self.sets or not os.path.isfile(file):
+            return None
+        return importlib.util.spec_from_file_location(name, file, loader=_SizedLoader(name, file, self.sets[name]))
+
+
+class _SizedLoader(importlib.machinery.SourceFileLoader):
+    def __init__(self, name: str, path: str, sets: dict[str, str]) -> None:
+        super().__init__(name, path)
+        self.sets = sets
+
+    def get_code(self, fullname):  # never the cached bytecode of the file's own sizes
+        source = importlib.util.decode_source(self.get_data(self.path))
+        tree = override_constants(ast.parse(source, self.path), self.sets, self.path)
+        return compile(tree, self.path, "exec", dont_inherit=True)
+
+
+def module_values(path: str, text: str, machine: Machine) -> tuple[dict[str, int], set[str], dict[str, dict]]:
     """The integer values of the module's top-level names once it has run (its own and those it
     imports from its folder, `from config import FLASH as M`), at the file's own sizes: what
-    `sizing` starts from where a size is not a literal of the file; and the modules whose
-    kernels it imports (their sizes are theirs). Empty if the module fails."""
+    `sizing` starts from where a size is not a literal of the file; the modules whose kernels
+    it imports (their sizes are theirs); and the namespaces of the modules of its folder it
+    loaded ("" its own), for `package`. Empty if the module fails."""
     tree = ast.parse(text, path)
     if _builder(tree) is not None:
         tree = _eager_annotations(tree)
     tree = ast.fix_missing_locations(versions.Syntax().visit(_Annotations().visit(tree)))
     namespace = {"__name__": "pypto_migrate_kernel", "__file__": path, ANNOTATED: partial(_annotated, machine),
                  **versions.helpers(machine)}
+    folder = os.path.dirname(os.path.abspath(path))
+    namespaces = {}
     with installed(build(machine)), active(machine), _neighbours(path):
         try:
             exec(compile(tree, path, "exec", dont_inherit=True), namespace)
         except Exception:
-            return {}, set()
-    folder = os.path.dirname(os.path.abspath(path))
+            return {}, set(), {}
+        for name, module in list(sys.modules.items()):
+            if os.path.dirname(os.path.abspath(getattr(module, "__file__", None) or "/")) == folder:
+                namespaces[name] = dict(vars(module))
+    namespaces[""] = namespace
     kernels = {v.__module__ for v in namespace.values() if inspect.isfunction(v) and v.__module__ != namespace["__name__"]
                and os.path.dirname(os.path.abspath(v.__code__.co_filename)) == folder}
-    return {k: v for k, v in namespace.items() if type(v) is int}, kernels
+    return {k: v for k, v in namespace.items() if type(v) is int}, kernels, namespaces
 
 
 def _eager_annotations(tree: ast.Module) -> ast.Module:
@@ -362,6 +423,8 @@ def run(program: Program, inputs: dict[str, np.ndarray], parameters: bool = Fals
             # Up to 2026-03 a written parameter is copied back whatever its annotation; at
             # 2026-08 only Out/InOut ones are, and the host reads zeros for the others.
             outputs[name] = Tensor(np.zeros_like(t.data), t.written, name) if head else t
+            if head:
+                outputs[name].not_copied_back = True  # verify names the cause of the mismatch it makes
     results = result if isinstance(result, tuple) else (result,)
     for i, value in enumerate(results):
         known = (*outputs.values(), *tensors.values()) if parameters else outputs.values()
