@@ -102,6 +102,7 @@ class ShapeConstants:
                         number(statements(s))
 
             number(self.module.body)
+            del number  # a closure that calls itself is a reference cycle (see migrate/collector.py)
         return order.get(statement, -1)
 
 
