@@ -37,9 +37,11 @@ class RunBytes:
                 continue
             total, seen = 0, []
             for arg in positional(node):
-                key = code(arg.value)
                 val = self.info.type_of(arg.value, site.env)
-                if key in seen or val.kind != TILE or not val.shape:
+                if val.kind != TILE or not val.shape:
+                    continue
+                key = code(arg.value)  # spelled only for a tile: a print of its own for most operands
+                if key in seen:
                     continue
                 seen.append(key)
                 total += self.of(val.shape, val.dtype, function) or 0
