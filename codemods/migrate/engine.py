@@ -53,6 +53,9 @@ class _Dispatcher(cst.CSTTransformer):
             begin = getattr(transform, "begin", None)
             if begin is not None:
                 begin(self.ctx)
+            idle = getattr(transform, "idle", None)
+            if idle is not None and idle():
+                continue  # a rule that says its hooks have nothing to do at any node
             for attr in _hooks(type(transform)):
                 kind, _, node_type = attr.partition("_")
                 if not node_type[:1].isupper():
