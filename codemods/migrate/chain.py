@@ -23,6 +23,7 @@ from ..check.results import Finding, Result
 from ..rulebook.loading import ApiTable, Rule, load_api, steps as all_steps
 from ..text.long_diff import line_opcodes
 from . import stages
+from ..syntax.memo import per_file
 from .collector import cycle_collector_off
 
 
@@ -304,7 +305,10 @@ def migrate_steps(text: str, steps: list[Step], known_ids: frozenset[str], stric
 
     results: list[Result] = []
     current, handed = text, None
-    with cycle_collector_off():
+    # The answers about a step's output tree (its op index, parents, the text of its nodes, kept
+    # by `syntax.memo`) last into the next step, which starts from that tree; each step's engine
+    # drops the rest once its phases are done. Answers that depend on a step's table say its step.
+    with cycle_collector_off(), per_file():
         for n, step in enumerate(steps, 1):
             stages.step(step.name)
             # The output's tree goes on to the next step, which then does not parse the text again
