@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from functools import lru_cache
 from typing import NamedTuple
 
 from ..check.results import Finding, Result
@@ -36,16 +35,10 @@ class Step(NamedTuple):
 def forms(text: str, module: str = "pypto.language") -> set[str]:
     """The module's members a text uses, as paths after the module (`view`, `tile.maxs`), and
     the keywords of its calls (`parallel(chunk=)`); empty for text Python cannot parse."""
-    return set(_forms(text, module))
-
-
-@lru_cache(maxsize=2)
-def _forms(text: str, module: str) -> frozenset[str]:
-    # Asked twice of a file as its steps are chosen (is it written past the target? which step
-    # first?), and a big file's syntax tree is a million objects: once, and without the cycle
-    # collector going over them (it took four times as long as the parse).
+    # A big file's syntax tree is a million objects: the cycle collector, going over them as
+    # they are made, took four times as long as the parse.
     with cycle_collector_off():
-        return frozenset(_read_forms(text, module))
+        return _read_forms(text, module)
 
 
 def _read_forms(text: str, module: str) -> set[str]:
