@@ -358,7 +358,8 @@ def rejects_any(module: cst.Module, api: ApiTable) -> bool:
 def rejected_within(module: cst.Module, api: ApiTable) -> frozenset[int]:
     """The ids of the nodes the target compiler rejects, and of every node that holds one:
     where a rule may rewrite. Code outside this set is accepted as it stands and is kept."""
-    return cached(f"rejected-within {api.step}", module, lambda m: _holders(m, [v.node for v in check_module(m, api) if v.rejects]))
+    return cached(f"rejected-within {api.step}", module,
+                  lambda m: _holders(m, [v.node for v in check_module(m, api) if v.rejects]))
 
 
 def _holders(module: cst.Module, nodes: list) -> frozenset[int]:

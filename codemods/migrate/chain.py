@@ -20,9 +20,9 @@ from typing import NamedTuple
 
 from ..check.results import Finding, Result
 from ..rulebook.loading import ApiTable, Rule, load_api, steps as all_steps
+from ..syntax.memo import per_file
 from ..text.long_diff import line_opcodes
 from . import stages
-from ..syntax.memo import per_file
 from .collector import cycle_collector_off
 
 
