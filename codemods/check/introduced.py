@@ -117,6 +117,7 @@ def _kernel_lines(text: str) -> list[str | None]:
                 visit(child, path)
 
     visit(tree, "")
+    del visit  # a closure that calls itself is a reference cycle (see migrate/collector.py)
     return owner
 
 

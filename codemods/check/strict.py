@@ -344,7 +344,9 @@ class StrictChecker:
 
 
 def check_module(module: cst.Module, api: ApiTable) -> list[Violation]:
-    return cached("strict-violations", module, lambda m: StrictChecker(m, api).run())
+    # Keyed by the step as well: a file's answers last through its version steps (`chain`),
+    # and the first step's output is the next one's input, checked against another table.
+    return cached(f"strict-violations {api.step}", module, lambda m: StrictChecker(m, api).run())
 
 
 def rejects_any(module: cst.Module, api: ApiTable) -> bool:
@@ -356,7 +358,8 @@ def rejects_any(module: cst.Module, api: ApiTable) -> bool:
 def rejected_within(module: cst.Module, api: ApiTable) -> frozenset[int]:
     """The ids of the nodes the target compiler rejects, and of every node that holds one:
     where a rule may rewrite. Code outside this set is accepted as it stands and is kept."""
-    return cached("rejected-within", module, lambda m: _holders(m, [v.node for v in check_module(m, api) if v.rejects]))
+    return cached(f"rejected-within {api.step}", module,
+                  lambda m: _holders(m, [v.node for v in check_module(m, api) if v.rejects]))
 
 
 def _holders(module: cst.Module, nodes: list) -> frozenset[int]:

@@ -21,6 +21,7 @@ from typing import NamedTuple
 from ..check.results import Finding, Result
 from ..rulebook.evidence import later_signature
 from ..rulebook.loading import ApiTable, Rule, load_api, steps as all_steps
+from ..syntax.memo import per_file
 from ..text.long_diff import line_opcodes
 from . import stages
 from .collector import cycle_collector_off
@@ -35,6 +36,13 @@ class Step(NamedTuple):
 def forms(text: str, module: str = "pypto.language") -> set[str]:
     """The module's members a text uses, as paths after the module (`view`, `tile.maxs`), and
     the keywords of its calls (`parallel(chunk=)`); empty for text Python cannot parse."""
+    # A big file's syntax tree is a million objects: the cycle collector, going over them as
+    # they are made, took four times as long as the parse.
+    with cycle_collector_off():
+        return _read_forms(text, module)
+
+
+def _read_forms(text: str, module: str) -> set[str]:
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -286,7 +294,10 @@ def migrate_steps(text: str, steps: list[Step], known_ids: frozenset[str], stric
 
     results: list[Result] = []
     current, handed = text, None
-    with cycle_collector_off():
+    # The answers about a step's output tree (its op index, parents, the text of its nodes, kept
+    # by `syntax.memo`) last into the next step, which starts from that tree; each step's engine
+    # drops the rest once its phases are done. Answers that depend on a step's table say its step.
+    with cycle_collector_off(), per_file():
         for n, step in enumerate(steps, 1):
             stages.step(step.name)
             # The output's tree goes on to the next step, which then does not parse the text again

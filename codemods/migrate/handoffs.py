@@ -142,4 +142,6 @@ def _uses_whole(statement, name: str, ops) -> bool:
             return reads(node.value)
         return any(reads(child) for child in content(node))
 
-    return reads(statement)
+    found = reads(statement)
+    del reads  # a closure that calls itself is a reference cycle (see migrate/collector.py)
+    return found

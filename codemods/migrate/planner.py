@@ -52,7 +52,8 @@ class Planner(HandOffs, Decisions, Inference, RegionScan, RejectionScope, ShapeC
         self.index = OpIndex(module, api.module)
         self.ops = self.index.ops
         self.plan = Plan()
-        self.hoisted: dict[tuple[str, str], str] = {}
+        self.hoisted: dict[tuple[str, str], str] = {}  # (level, expression) -> its constant's name
+        self.bound_hoists: set[tuple[int, tuple[str, str]]] = set()  # (id of module or builder, key) bound there
         # Every identifier-like word of the file: a superset of its names, so fresh names never clash.
         # (`text`: the module's code, when the caller has it already.)
         self.taken: set[str] = set(re.findall(r"[A-Za-z_]\w*", module.code if text is None else text))

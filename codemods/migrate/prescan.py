@@ -92,6 +92,7 @@ class RegionScan:
 
         for s in body:
             scan_stmt(s)
+        del visit, scan_stmt  # a closure that calls itself is a reference cycle (see migrate/collector.py)
         rp.operand_of = {n: [(op, i) for op, i, _, _ in u if op is not None] for n, u in uses.items()}
         for node, message in self._padding(rp, assigns, uses, created):
             self._flag("padding-buffer", statement_of[node], message)

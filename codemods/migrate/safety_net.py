@@ -72,6 +72,7 @@ def _functions(tree):
                 yield from visit([c for c in ast.iter_child_nodes(node) if isinstance(c, (ast.stmt, ast.ExceptHandler))],
                                  path, outer)
     yield from visit(tree.body, "", frozenset())
+    del visit  # a closure that calls itself is a reference cycle (see migrate/collector.py)
 
 
 def _params(func) -> set[str]:

@@ -187,6 +187,7 @@ class _Replay:
                 scan(arg.value)
         else:
             scan(node)
+        del scan  # a closure that calls itself is a reference cycle (see migrate/collector.py)
         self.order += 1
         for name in reads:
             self._read(self.version.get(name))

@@ -26,37 +26,39 @@ def evaluate(expr: str, env: dict[str, float]) -> float | None:
     tree = _parsed(expr.strip())
     if tree is None:
         return None
-
-    def ev(n: ast.AST) -> float:
-        if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool):
-            return n.value
-        if isinstance(n, ast.Name) and n.id in env:
-            return env[n.id]
-        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
-            v = ev(n.operand)
-            return -v if isinstance(n.op, ast.USub) else v
-        if isinstance(n, ast.BinOp) and isinstance(n.op, _ARITH):
-            a, b = ev(n.left), ev(n.right)
-            if isinstance(n.op, ast.Add):
-                return a + b
-            if isinstance(n.op, ast.Sub):
-                return a - b
-            if isinstance(n.op, ast.Mult):
-                return a * b
-            if isinstance(n.op, ast.FloorDiv):
-                return a // b
-            if isinstance(n.op, ast.Div):
-                return a / b
-            if isinstance(n.op, ast.Mod):
-                return a % b
-            return a**b
-        raise ValueError(n)
-
     try:
-        value = ev(tree)
+        value = _ev(tree, env)
     except (ValueError, ZeroDivisionError, OverflowError, TypeError):
         return None
     return value if not isinstance(value, float) or math.isfinite(value) else None
+
+
+def _ev(n: ast.AST, env: dict[str, float]) -> float:
+    # Module level, not a closure in `evaluate`: a nested function that calls itself is a
+    # reference cycle, and the thousands of them a big file makes were left to the collector.
+    if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool):
+        return n.value
+    if isinstance(n, ast.Name) and n.id in env:
+        return env[n.id]
+    if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
+        v = _ev(n.operand, env)
+        return -v if isinstance(n.op, ast.USub) else v
+    if isinstance(n, ast.BinOp) and isinstance(n.op, _ARITH):
+        a, b = _ev(n.left, env), _ev(n.right, env)
+        if isinstance(n.op, ast.Add):
+            return a + b
+        if isinstance(n.op, ast.Sub):
+            return a - b
+        if isinstance(n.op, ast.Mult):
+            return a * b
+        if isinstance(n.op, ast.FloorDiv):
+            return a // b
+        if isinstance(n.op, ast.Div):
+            return a / b
+        if isinstance(n.op, ast.Mod):
+            return a % b
+        return a**b
+    raise ValueError(n)
 
 
 @lru_cache(maxsize=4096)

@@ -280,6 +280,7 @@ def _kernel_functions(module: cst.Module, ops: dict[cst.CSTNode, str]) -> list[K
                 walk(statements(statement), builder, statement if decorated(statement, "program") else program, consts)
 
     walk(module.body, None, None, mod_consts)
+    del walk  # a closure that calls itself is a reference cycle (see migrate/collector.py)
     return found
 
 
@@ -337,6 +338,7 @@ def find_regions(func: cst.FunctionDef, ops: dict[cst.CSTNode, str], env: dict[s
                     walk(statements(s.orelse), scope, inside)
 
     walk(statements(func), None, False)
+    del walk  # a closure that calls itself is a reference cycle (see migrate/collector.py)
     return found
 
 

@@ -63,11 +63,17 @@ class ShapeConstants:
             return None
         level = "module" if all(self.consts[n].level == "module" for n in names) else "builder"
         key = (level, ast.dump(tree))
-        if key in self.hoisted:
-            return self.hoisted[key]
-        base = _describe(tree)
-        name = self._fresh(base.upper() if level == "module" else base.lower())
-        self.hoisted[key] = name
+        name = self.hoisted.get(key)
+        if name is None:  # one name for an expression file-wide: it is fresh, so no scope has it already
+            base = _describe(tree)
+            name = self.hoisted[key] = self._fresh(base.upper() if level == "module" else base.lower())
+        # ...but a binding in each scope that reads it: a builder's locals are not another's. A
+        # binding written while muted was dropped with its scratch plan, so it does not count.
+        scope = self.kf.builder if level == "builder" and self.kf.builder is not None else self.module
+        if (id(scope), key) in self.bound_hoists:
+            return name
+        if not self._quiet:
+            self.bound_hoists.add((id(scope), key))
         value = evaluate(expr, self.env_numbers)
         deps = [self.consts[n] for n in names]
         text = f"{name} = {expr}"
@@ -76,7 +82,7 @@ class ShapeConstants:
             anchor = max(anchors, key=lambda s: self._order(s))
             self._edit("hoist-tile-shape", "after", anchor, text)
         else:
-            self._edit("hoist-tile-shape", "prepend", self.kf.builder if level == "builder" else self.module, text)
+            self._edit("hoist-tile-shape", "prepend", scope, text)
         if value is not None:
             const = Constant(name, value, self.kf.builder or self.module, level)
             self.consts = {**self.consts, name: const}
@@ -96,6 +102,7 @@ class ShapeConstants:
                         number(statements(s))
 
             number(self.module.body)
+            del number  # a closure that calls itself is a reference cycle (see migrate/collector.py)
         return order.get(statement, -1)
 
 

@@ -41,6 +41,11 @@ class Upgrade:
     def interest(self, ctx):
         return self.decisions.keys()
 
+    def idle(self) -> bool:
+        """Nothing decided: each hook would return None at every node (the engine then hooks none
+        of them; of thirty such kinds most rewrite nothing in a file, and each was asked at every node)."""
+        return not getattr(self, "decisions", True)
+
     def sites_by_function(self) -> dict[cst.FunctionDef, list[Site]]:
         """Each pl function's statements, in order: what kinds that reason about a whole body read."""
         return {func: self.info.sites_of(func) for func in self.info.functions if self.info.sites_of(func)}

@@ -16,6 +16,7 @@ from .infer import number
 class RunBytes:
     def __init__(self, info, api, limit: int) -> None:
         self.info, self.api, self.limit = info, api, limit
+        self._at_once: dict[int, tuple] = {}  # id(site) -> read_at_once: a run's statements are asked again
 
     def fits(self, function, run) -> bool:
         """Does every tile of the run, and every op's operands together, fit the buffer (all
@@ -31,15 +32,25 @@ class RunBytes:
     def read_at_once(self, function, site) -> tuple[int, object, list[str]]:
         """The most bytes one call of the statement reads at once (its distinct tile operands),
         that call, and its operands as written."""
+        hit = self._at_once.get(id(site))
+        if hit is not None and hit[0] is site:
+            return hit[1]
+        found = self._at_once_of(function, site)
+        self._at_once[id(site)] = (site, found)
+        return found
+
+    def _at_once_of(self, function, site) -> tuple[int, object, list[str]]:
         most, call, names = 0, None, []
         for node in walk(site.statement):
             if not isinstance(node, cst.Call):
                 continue
             total, seen = 0, []
             for arg in positional(node):
-                key = code(arg.value)
                 val = self.info.type_of(arg.value, site.env)
-                if key in seen or val.kind != TILE or not val.shape:
+                if val.kind != TILE or not val.shape:
+                    continue
+                key = code(arg.value)  # spelled only for a tile: a print of its own for most operands
+                if key in seen:
                     continue
                 seen.append(key)
                 total += self.of(val.shape, val.dtype, function) or 0

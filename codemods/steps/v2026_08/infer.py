@@ -95,7 +95,7 @@ class Module:
 
 
 def infer(module: cst.Module, ops: dict[cst.CSTNode, str], api=None) -> Module:
-    return cached("upgrade-infer", module, lambda m: _infer(m, ops, api))
+    return cached(f"upgrade-infer {getattr(api, 'step', None)}", module, lambda m: _infer(m, ops, api))
 
 
 def _infer(module: cst.Module, ops, api=None) -> Module:

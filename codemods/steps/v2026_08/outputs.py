@@ -27,12 +27,14 @@ class OutParams(Upgrade):
         self.directions: dict[str, dict[str, str]] = {}
         self._first: dict[str, dict[str, tuple[bool, bool]]] = {}  # function -> param -> (read first, whole)
         self._open: set = set()
+        self._rebinds: dict = {}  # function -> its parameters re-bound to a new value (site, name)
         super().begin(ctx)
         by_function = self.sites_by_function()
         for func in self.info.functions:
             self.directions[func.name.value] = _declared(func, self.info.ops)
+        known: dict = {}
         for _ in range(4):  # a callee's decided directions make its callers' writes
-            decided = {f.name.value: self._decide(f, by_function.get(f, [])) for f in self.info.functions}
+            decided = {f.name.value: self._decided(f, by_function.get(f, []), known) for f in self.info.functions}
             if decided == getattr(self, "_last", None):
                 break
             self._last = decided
@@ -51,7 +53,7 @@ class OutParams(Upgrade):
                     self.rewrite(param.annotation, lambda a, w=wrapper: a.with_changes(
                         annotation=cst.Subscript(cst.Attribute(cst.Name(self.info.alias), cst.Name(w)),
                                                  [cst.SubscriptElement(cst.Index(a.annotation))])))
-            for site, param in getattr(self, "_rebinds", {}).get(func, []):
+            for site, param in self._rebinds.get(func, []):
                 self.flag(site, f"`{param}` is an output parameter rebound to a new value: at 2026-08 that value is "
                                 f"dropped (OutParamWriteDropped); write through it (`{param}[...] = ...`, pl.assemble, "
                                 "pl.store) instead")
@@ -59,10 +61,34 @@ class OutParams(Upgrade):
     def scan(self, site: Site) -> None:
         pass
 
+    def _decided(self, func: cst.FunctionDef, sites: list[Site], known: dict) -> dict[str, tuple[str, bool]]:
+        """`_decide`, again only where what it read of the directions has changed since: a round
+        after the first changes few functions' (each a walk of its body; a file of many kernels
+        took a second a round). A function kept writes what it wrote, in the same order."""
+        hit = known.get(func)
+        if hit is not None and all(self._lookup(*key) == value for key, value in hit[0].items()):
+            _, decided, first, rebinds = hit
+            self._first[func.name.value] = first
+            self._rebinds[func] = rebinds
+            return decided
+        self._reads: dict[tuple[str, str], object] = {}
+        decided = self._decide(func, sites)
+        known[func] = (self._reads, decided, self._first[func.name.value], self._rebinds[func])
+        return decided
+
+    def _direction(self, which: str, name: str):
+        """What `_decide` reads of the round so far, kept as read (`_decided`)."""
+        value = self._reads[(which, name)] = self._lookup(which, name)
+        return value
+
+    def _lookup(self, which: str, name: str):
+        """A function's directions ("in"), or how it writes its parameters ("first")."""
+        return self.directions.get(name) if which == "in" else self._first.get(name, {})
+
     def _decide(self, func: cst.FunctionDef, sites: list[Site]) -> dict[str, tuple[str, bool]]:
         plain = {p.name.value for p in func.params.params
                  if p.annotation is not None and self.info.ops.get(_head(p.annotation.annotation)) == "Tensor"}
-        outputs = {p for p, d in self.directions.get(func.name.value, {}).items() if d != "In"}
+        outputs = {p for p, d in (self._direction("in", func.name.value) or {}).items() if d != "In"}
         declared_out = {p.name.value for p in func.params.params if p.annotation is not None
                         and self.info.ops.get(_head(p.annotation.annotation)) == "Out"}
         written: set[str] = set()
@@ -164,7 +190,7 @@ class OutParams(Upgrade):
             # the function did not write (a KV cache written at one slot).
             if param not in covered and not _after(site, done.get(param), order):
                 read.add(param)
-        self.__dict__.setdefault("_rebinds", {})[func] = rebinds  # (a copy per function was the square of their number)
+        self._rebinds[func] = rebinds  # (a copy per function was the square of their number)
         self._first[func.name.value] = {p: (p in read, p in covered) for p in written}
         decided = {p: ("InOut" if p in read or p not in covered else "Out", "plain") for p in written & plain}
         decided.update({p: ("InOut", "Out-read") for p in declared_out & read})
@@ -261,12 +287,12 @@ class OutParams(Upgrade):
                     yield arg.value, arg, False, self._whole(node, name, arg.value, site, sites)
             return
         callee = node.func.attr.value if isinstance(node.func, cst.Attribute) else node.func.value if isinstance(node.func, cst.Name) else None
-        directions = self.directions.get(callee)
+        directions = self._direction("in", callee)
         func = self.info.function_named(callee)
         if directions is None or func is None:
             return
         params = [p.name.value for p in func.params.params if p.name.value != "self"]
-        first = self._first.get(callee, {})
+        first = self._direction("first", callee)
         declared = _declared(func, self.info.ops)
 
         def effect(param):

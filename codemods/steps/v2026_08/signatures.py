@@ -39,4 +39,5 @@ def pl_functions(module: cst.Module, ops) -> list[tuple[cst.FunctionDef, str]]:
                 walk(statements(statement), builder)
 
     walk(module.body, None)
+    del walk  # a closure that calls itself is a reference cycle (see migrate/collector.py)
     return found
