@@ -145,11 +145,17 @@ def after_2026_03(ctx) -> bool:
     or call an op with a keyword or more arguments than c39's signature took and a later one's
     takes (`pl.tile.slice(..., valid_shape=)`)? Then it was written later, after the meaning of
     `not` changed (pypto #492, 2026-03-16): the evidence the chain reads (`rulebook.evidence`)."""
+    from ...syntax.memo import cached
+
+    ops = ctx.ops
+    return cached("after_2026_03", ctx.module, lambda _: _written_after_c39(ops))
+
+
+def _written_after_c39(ops) -> bool:
     from ...rulebook.evidence import later_signature
     from ...rulebook.loading import load_api, steps
 
     old = load_api(None, "2026-03")
-    ops = ctx.ops
     if any(not old.exists(op) for op in set(ops.values()) if op):
         return True
     names = steps()
