@@ -25,6 +25,7 @@ import multiprocessing
 import re
 import sys
 import time
+import zlib
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +43,11 @@ class Shard:
     n: int
     seed: int
     exclude: tuple[str, ...] = ()  # idioms left out (to see what failures they hide)
+    # The era's shards split the table's ops between them (`part` of `parts`): each judges for
+    # coverage only the kernels that bring an op of its own part, so that two shards of an era
+    # do not each spend their judgments finding the same ops, and draw further instead.
+    part: int = 0
+    parts: int = 1
 
 
 # Op-directed selection (NNSmith steers its generator toward operators not yet covered): of the
@@ -50,7 +56,7 @@ class Shard:
 # takes milliseconds and judging one up to a second, so the rare ops of long op lists are
 # reached within N without any production knowing of coverage. The judged kernels are still
 # hypothesis's, in its order: a replay of the shard (shrinking) draws the same sequence.
-SELECT_STRIDE = 24  # 16 until 2026-11-29: 24 draws about a third more per shard, +3 ops on two seeds (353 -> 356 of 393)
+SELECT_STRIDE = 32  # 16 until 2026-11-29; with the ops split between an era's shards, 354-356 -> 358-361 of 394 on three seeds
 CANDIDATES = 25  # kernels drawn per kernel judged, at most
 
 
@@ -59,6 +65,7 @@ class _Enough(Exception):
 
 
 def _selected(shard: Shard, judge, table: set[str]):
+    table = {op for op in table if zlib.crc32(op.encode()) % shard.parts == shard.part}
     seen: set[str] = set()
     drawn, judged = [0], [0]
 
@@ -273,7 +280,7 @@ def shards_for(n: int, seed: int, jobs: int, eras: tuple[str, ...], exclude: tup
         for j in range(parts):
             size = share // parts + (1 if j < share % parts else 0)
             if size:
-                shards.append(Shard(era, size, seed * 1000 + i * 10 + j, exclude))
+                shards.append(Shard(era, size, seed * 1000 + i * 10 + j, exclude, j, parts))
     return shards
 
 
