@@ -57,7 +57,7 @@ class Shard:
 # reached within N without any production knowing of coverage. The judged kernels are still
 # hypothesis's, in its order: a replay of the shard (shrinking) draws the same sequence.
 SELECT_STRIDE = 32  # 16 until 2026-11-29; with the ops split between an era's shards, 354-356 -> 358-361 of 394 on three seeds
-CANDIDATES = 25  # kernels drawn per kernel judged, at most
+CANDIDATES = 40  # kernels drawn per kernel judged, at most (25 until the ops were split: then an era with few ops could run out of draws before N)
 
 
 class _Enough(Exception):

@@ -205,6 +205,20 @@ class StrictChecker:
             return UNKNOWN_VAL
         if kind is cst.Integer or kind is cst.Float:
             return SCALAR_VAL
+        if kind is cst.Subscript and not (type(node.value) is cst.Attribute and node.value.attr.value == "shape"):
+            # `x[i, a:b]` of a Tensor or Tile: a window of the same kind (c39 keeps a scalar-indexed
+            # axis); all scalar indices read one element
+            base = self._expr(node.value, env, region, stmt)
+            for element in node.slice:
+                part = element.slice
+                for bound in ([part.value] if type(part) is cst.Index else [part.lower, part.upper, part.step]):
+                    if bound is not None:
+                        self._expr(bound, env, region, stmt)
+            if base.kind in (TENSOR, TILE):
+                if all(type(e.slice) is cst.Index for e in node.slice):
+                    return SCALAR_VAL
+                return Val(base.kind, space=base.space)
+            return UNKNOWN_VAL
         known = kind in _OPERATIONS
         for child in content(node):
             if type(child) in EXPRESSION_TYPES:

@@ -157,6 +157,9 @@ class Decisions:
         if self._call_op(inner) in ("slice", "view"):
             v = self._slice(inner, env, sc, MAT)
             self._note(inner, v)
+        elif type(inner) is cst.Subscript and any(type(e.slice) is cst.Slice for e in inner.slice):
+            v = self._subscript(inner, self._expr(inner.value, env, sc.inner()), env, sc, MAT)
+            self._note(inner, v)
         else:
             v = self._expr(inner, env, sc.inner())
             if v.is_tensor:

@@ -329,7 +329,7 @@ class Inference:
         self._flag("untyped-value", sc.node, f"cannot tell whether {code(pos[0])} is a Tensor or a Tile")
         return UNKNOWN_VAL
 
-    def _subscript(self, node: cst.Subscript, src: Val, env, sc: Site) -> Val:
+    def _subscript(self, node: cst.Subscript, src: Val, env, sc: Site, space: str | None = None) -> Val:
         """`x[i, a:b]` as c39 reads it: all scalar indices of full rank are a read of one element;
         with a slice among them, a window in which a scalar index keeps its axis with size 1
         (pypto#1343 made it drop the axis later, the 2026-08 step's business). Inside a kernel
@@ -352,7 +352,7 @@ class Inference:
             self._flag("slice-to-load", sc.node, f"`{code(node)}` has an extent known only at run time: c39 allocates a "
                        "tile from its shape; load the window with pl.load at its largest extent and valid_shapes= by hand")
             return UNKNOWN_VAL
-        space = rp.slice_space.get(sc.target, VEC) if sc.direct else VEC
+        space = space or (rp.slice_space.get(sc.target, VEC) if sc.direct else VEC)
         self._decide("slice-to-load", node, ("subscript", space, "[" + ", ".join(offsets) + "]", "[" + ", ".join(shape) + "]"))
         self._alloc(rp, space, shape, src.dtype, f"load of {code(node.value)}", sc, call=node)
         return Val(TILE, shape, src.dtype, space)
