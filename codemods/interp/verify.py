@@ -346,7 +346,7 @@ def compare(a: dict, b: dict, masked: bool) -> Verdict:
         candidates = np.argwhere(differ & x.written)  # an element the original wrote says the most
         at = tuple(int(i) for i in (candidates if len(candidates) else np.argwhere(differ))[0])
         why = (f"; the migration leaves `{name}` a plain parameter that its kernels (or the kernels it calls) write: "
-               "at 2026-08 the host does not read it back; declare it pl.InOut (pl.Out if never read)"
+               "at the target the host does not read it back; declare it pl.InOut (pl.Out if never read)"
                if getattr(y, "not_copied_back", False) else "")
         return Verdict(MISMATCH, f"mismatch in `{name}` at {list(at)}: original {x.data[at]!r}, migrated {y.data[at]!r} "
                                  f"({int(differ.sum())} of {differ.size} elements differ){why}")
