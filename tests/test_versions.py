@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from codemods.migrate.chain import first_step, forms, steps_for
+from codemods.migrate.chain import SUBSCRIPT_STORE, first_step, forms, steps_for
 from codemods.rulebook.loading import load_api, load_rules, steps
 from codemods.run.cache import settings_key
 from codemods.run.config import ConfigError, parse
@@ -47,6 +47,17 @@ def test_forms_follow_the_module_however_it_is_imported():
     found = forms(text)
     assert {"view", "tile.maxs", "parallel", "parallel(chunk=)", "incore"} <= found
     assert forms("this is ( not python") == set()
+
+
+def test_a_store_by_subscript_into_a_tensor_parameter_is_a_form_of_its_own():
+    # `out[0:4, :] = v` into an Out parameter of a pl function (2026-08 code): found, so that a run
+    # to 2026-03 leaves the file as written (it was lost once when the walk was merged: fuzz seed 1357)
+    store = ("import pypto.language as pl\n\n@pl.function\ndef k(x: pl.Tensor[[8, 8], pl.FP32], "
+             "out: pl.Out[pl.Tensor[[8, 8], pl.FP32]]):\n    out[0:4, :] = x[0:4, :]\n    return out\n")
+    assert SUBSCRIPT_STORE in forms(store)
+    assert SUBSCRIPT_STORE not in forms(store.replace("out[0:4, :] = ", "y = "))
+    assert [s.rules for s in steps_for(store, load_rules(), "2026-03")][0] == tuple(
+        r for r in load_rules() if r.at_target and r.step == "2026-03")  # the target's checks only
 
 
 @pytest.mark.parametrize("text,first", [

@@ -50,7 +50,7 @@ def _read_forms(text: str, module: str) -> set[str]:
     head, _, last = module.rpartition(".")
     names: dict[str, str] = {}  # a local name -> the path it stands for ("" = the module itself)
     # One walk sorts out the few kinds of node read below (exact types: every node is asked).
-    imports, named, calls = [], [], []
+    imports, named, calls, functions = [], [], [], []
     for node in ast.walk(tree):
         kind = type(node)
         if kind is ast.Attribute or kind is ast.Name:
@@ -59,6 +59,8 @@ def _read_forms(text: str, module: str) -> set[str]:
             calls.append(node)
         elif kind is ast.Import or kind is ast.ImportFrom:
             imports.append(node)
+        elif kind is ast.FunctionDef:
+            functions.append(node)
     for node in imports:
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -87,8 +89,8 @@ def _read_forms(text: str, module: str) -> set[str]:
                 found.update(f"{callee}({kw.arg}=)" for kw in node.keywords if kw.arg)
                 if not any(isinstance(a, ast.Starred) for a in node.args):
                     found.add(f"{callee}(#{len(node.args)})")
-        if isinstance(node, ast.FunctionDef) and _stores_by_subscript(node, names, module):
-            found.add(SUBSCRIPT_STORE)
+    if any(_stores_by_subscript(node, names, module) for node in functions):
+        found.add(SUBSCRIPT_STORE)
     return found
 
 
