@@ -95,6 +95,7 @@ def test_interactive_cli_writes_only_accepted_hunks(tmp_path, monkeypatch):
 # -- the reviewer's terminal: a real process on a pseudo-terminal --------------------------
 
 import os  # noqa: E402
+import signal  # noqa: E402
 import sys  # noqa: E402
 
 import pexpect  # noqa: E402
@@ -119,7 +120,14 @@ def _spawn(tmp_path, *paths, env=None):
     return pexpect.spawn(
         sys.executable, ["-m", "codemods", *pinned(["run", "--interactive", *paths])], cwd=str(tmp_path), encoding="utf-8",
         timeout=120, dimensions=(50, 200), env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+        preexec_fn=_sigint_as_on_a_terminal,
     )
+
+
+def _sigint_as_on_a_terminal() -> None:
+    # A program started from a terminal gets Ctrl-C; a test run started from a background shell
+    # (`cmd &`) has SIGINT ignored, which its children would inherit, and ^C would do nothing.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _finish(child) -> int:
