@@ -17,7 +17,7 @@ from ..model.extents import assignments, constant_bound
 from ..model.inference import Site
 from ..model.values import ACC, LEFT, MAT, MATMUL_ACC_DTYPE, RIGHT, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, VEC, Val
 from ..model.liveness import names_written
-from ..syntax.nodes import attr_name, code, statements
+from ..syntax.nodes import attr_name, code, is_window, statements
 from .matmul_flags import tile_matmul_keywords
 from .plan import Allocation, RegionPlan, StatementEdit
 
@@ -157,7 +157,7 @@ class Decisions:
         if self._call_op(inner) in ("slice", "view"):
             v = self._slice(inner, env, sc, MAT)
             self._note(inner, v)
-        elif type(inner) is cst.Subscript and any(type(e.slice) is cst.Slice for e in inner.slice):
+        elif is_window(inner):
             v = self._subscript(inner, self._expr(inner.value, env, sc.inner()), env, sc, MAT)
             self._note(inner, v)
         else:

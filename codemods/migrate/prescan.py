@@ -15,7 +15,7 @@ import libcst as cst
 
 from ..model.kernels import Region
 from .plan import Handoff, RegionPlan
-from ..syntax.nodes import codes, is_name, statements
+from ..syntax.nodes import codes, is_name, is_window, statements
 from ..syntax.traversal import content, walk
 from ..model.values import MAT, VEC
 
@@ -116,7 +116,7 @@ class RegionScan:
             buffer = self._fresh(f"{name}_buf")
             rp.handoff[name] = Handoff(name, buffer, shape or (), dtype or "FP32", valid, region)
         for name, values in assigns.items():
-            if values and all(self._call_op(v) in ("slice", "view") or _window(v) for v in values):
+            if values and all(self._call_op(v) in ("slice", "view") or is_window(v) for v in values):
                 contexts = [u for u in uses[name] if u[0] is not None or u[2] is not None]
                 in_matmul = all(
                     (op == "matmul" and i in (0, 1)) or (op == "transpose" and i == 0 and g and g[0] == "matmul")
@@ -194,7 +194,3 @@ def _names(expr: str) -> set[str]:
     except SyntaxError:
         return {expr}
 
-
-def _window(node) -> bool:
-    """A subscript with a slice in it (`x[b:b + 4, :]`): a window, as `pl.slice` is."""
-    return type(node) is cst.Subscript and any(type(e.slice) is cst.Slice for e in node.slice)

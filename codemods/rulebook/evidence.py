@@ -5,7 +5,13 @@ from code of the table's own (a silent-change question is only about the latter)
 
 from __future__ import annotations
 
-from .loading import ApiTable
+from .loading import ApiTable, load_api, steps
+
+
+def later_tables(step: str) -> list[ApiTable]:
+    """The API tables of the steps after `step`, oldest first (none for a step not in the list)."""
+    names = steps()
+    return [load_api(None, s) for s in names[names.index(step) + 1:]] if step in names else []
 
 
 def later_signature(op: str, table: ApiTable, later: list[ApiTable], keyword: str | None = None,

@@ -49,3 +49,8 @@ def is_name(node, name: str) -> bool:
 def attr_name(node) -> str | None:
     """`FP32` of `pl.FP32`, `Vec` of `pl.MemorySpace.Vec`."""
     return node.attr.value if isinstance(node, cst.Attribute) else None
+
+
+def is_window(node) -> bool:
+    """A subscript with a slice in it (`x[b:b + 4, :]`): a window, as `pl.slice` is."""
+    return type(node) is cst.Subscript and any(type(e.slice) is cst.Slice for e in node.slice)

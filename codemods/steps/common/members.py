@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ...rulebook.evidence import later_tables
 from ...rulebook.loading import ApiTable, Rule, RuleFileError
 from ...model.aliases import scope_of
 from ...model.kernels import module_alias
@@ -224,11 +225,7 @@ class UnknownMember:
 
 def _newer_store(api: ApiTable) -> ApiTable | None:
     """The first step after the table's own whose API stores by subscript, or None."""
-    from ...rulebook.loading import load_api, steps
-
-    names = steps()
-    later = names[names.index(api.step) + 1:] if api.step in names else []
-    return next((t for t in (load_api(None, s) for s in later) if t.subscript_store), None)
+    return next((t for t in later_tables(api.step) if t.subscript_store), None)
 
 
 LIST_ROLES = frozenset({"offsets", "shape"})  # the parameter roles a list literal fills
@@ -238,13 +235,7 @@ def _newer_table(api: ApiTable, op: str, keyword: str | None = None, arity: int 
                  list_at: int | None = None) -> ApiTable | None:
     """The first step after the table's own whose API has `pl.<op>` (taking `keyword`, or
     `arity` positional arguments, or a list as its positional argument `list_at`), or None."""
-    from ...rulebook.loading import load_api, steps
-
-    names = steps()
-    if api.step not in names:
-        return None
-    for step in names[names.index(api.step) + 1:]:
-        table = load_api(None, step)
+    for table in later_tables(api.step):
         params = getattr(table.ops.get(op), "params", ())
         if not table.offers(op) or (keyword is not None and keyword not in params) or arity > len(params):
             continue

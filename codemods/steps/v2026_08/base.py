@@ -152,14 +152,13 @@ def after_2026_03(ctx) -> bool:
 
 
 def _written_after_c39(ops) -> bool:
-    from ...rulebook.evidence import later_signature
-    from ...rulebook.loading import load_api, steps
+    from ...rulebook.evidence import later_signature, later_tables
+    from ...rulebook.loading import load_api
 
     old = load_api(None, "2026-03")
     if any(not old.exists(op) for op in set(ops.values()) if op):
         return True
-    names = steps()
-    later = [load_api(None, s) for s in names[names.index("2026-03") + 1:]] if "2026-03" in names else []
+    later = later_tables("2026-03")
     for node, op in ops.items():
         if type(node) is not cst.Call or not op:
             continue
