@@ -118,14 +118,15 @@ class Decisions:
             if k not in drop and k not in (self.api.ops["matmul"].tile_params or ()):
                 self._flag("untyped-value", sc.node, f"the tile pl.matmul takes no {k}=; move the operand with "
                            "transpose=True or cast the result instead")
-        if how_l or how_r or drop:
-            self.plan.decisions["matmul-operands"][node] = (how_l, how_r, drop)
+        hows = tuple((i, side, how) for i, side, how in ((0, spaces.get("lhs", LEFT), how_l), (1, spaces.get("rhs", RIGHT), how_r)) if how)
+        if hows or drop:
+            self.plan.decisions["matmul-operands"][node] = (hows, drop)
         shape = (lhs.shape[0], rhs.shape[1]) if lhs.shape and rhs.shape and len(lhs.shape) == 2 and len(rhs.shape) == 2 else None
         dtype = attr_name(kw.get("out_dtype")) or MATMUL_ACC_DTYPE
         result = spaces.get("result", ACC)
         if sc.direct and sc.target and self._read_by_vector_op(rp, sc.target):
             # A named matmul result that a vector op reads is moved out of Acc into Vec once.
-            self.plan.decisions["matmul-operands"][node] = (*self.plan.decisions["matmul-operands"].get(node, (how_l, how_r, ())), VEC)
+            self.plan.decisions["matmul-operands"][node] = (*self.plan.decisions["matmul-operands"].get(node, ((), ())), VEC)
             if shape:
                 self._alloc(rp, result, shape, dtype, "matmul result", sc.inner(), call=node)
                 self._alloc(rp, VEC, shape, dtype, "matmul result moved to Vec", sc)
@@ -134,12 +135,22 @@ class Decisions:
             self._alloc(rp, result, shape, dtype, "matmul result", sc, call=node)
         return Val(TILE, shape, dtype, result)
 
+    def _cube_operand(self, node: cst.Call, index: int, arg, side: str, env, sc: Site) -> Val:
+        """An operand of another cube op (pl.matmul_acc, gemv, ...) where the table says the unit
+        reads it: moved there as pl.matmul's operands are."""
+        v, how = self._matmul_operand(arg, side, env, sc.inner())
+        if how:
+            decided = self.plan.decisions["matmul-operands"]
+            hows, drop, *to = decided.get(node, ((), ()))
+            decided[node] = (hows + ((index, side, how),), drop, *to)
+        return v
+
     def _matmul_to_vec(self, node: cst.Call, v: Val, rp: RegionPlan, sc: Site) -> Val:
         """A matmul written as a vector op's operand (`pl.mul(pl.matmul(a, b), s)`): its result is
         moved out of Acc into Vec there, as a named result is. c39 compiles the Acc read too, but
         the vector op's operand is not in Acc in the target's semantics (the interpreter refuses it)."""
         decided = self.plan.decisions["matmul-operands"]
-        decided[node] = (*decided.get(node, (None, None, ()))[:3], VEC)
+        decided[node] = (*decided.get(node, ((), ()))[:2], VEC)
         if v.shape:
             self._alloc(rp, VEC, v.shape, v.dtype, "matmul result moved to Vec", sc)
         return v.but(space=VEC)

@@ -17,7 +17,7 @@ from ..model.kernels import Region
 from .plan import Handoff, RegionPlan
 from ..syntax.nodes import codes, is_name, is_window, statements
 from ..syntax.traversal import content, walk
-from ..model.values import MAT, VEC
+from ..model.values import LEFT, MAT, RIGHT, VEC
 
 SCALAR_OPS = {"min", "max", "tensor.read", "tile.read", "read"}
 
@@ -119,7 +119,7 @@ class RegionScan:
             if values and all(self._call_op(v) in ("slice", "view") or is_window(v) for v in values):
                 contexts = [u for u in uses[name] if u[0] is not None or u[2] is not None]
                 in_matmul = all(
-                    (op == "matmul" and i in (0, 1)) or (op == "transpose" and i == 0 and g and g[0] == "matmul")
+                    self._cube_reads(op, i) or (op == "transpose" and i == 0 and g and g[0] == "matmul")
                     for op, i, g, _ in uses[name]
                 )
                 rp.slice_space[name] = MAT if in_matmul and contexts else VEC
@@ -132,6 +132,14 @@ class RegionScan:
             if all(op in ("slice", "view") and i == 0 and self._foldable_use(call, rank) for op, i, _, call in uses[name]):
                 rp.fold_only.add(name)
         return rp
+
+    def _cube_reads(self, op: str | None, index: int) -> bool:
+        """Operand `index` of `op` is one the cube unit reads from Left/Right (the table's `space`):
+        a slice that only feeds such operands is loaded into Mat, on the cube's way."""
+        spec = self.api.ops.get(op) if op else None
+        if spec is None or spec.unit != "cube" or index >= len(spec.params):
+            return False
+        return spec.space.get(spec.params[index]) in (LEFT, RIGHT)
 
     def _padding(self, rp: RegionPlan, assigns, uses, created) -> list[tuple[cst.CSTNode, str]]:
         """A buffer that is only ever used to update itself is never read: padding, or a leftover."""

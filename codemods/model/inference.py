@@ -8,7 +8,7 @@ come from the API table (`model.results`), scalar dtypes from the DSL's own prom
 It decides nothing itself. Where a value's type implies a change to the code, it calls the
 decision side (`codemods.migrate.decisions`, mixed into the same Planner), which supplies
 `_flag`, `_alloc`, `_decide`, `_load_operand`, `_scratch`, `_assemble`, `_kernel_read`,
-`_kernel_matmul`, `_tensor_creation`, `_tile_form` and `_operand_checks`; `_hoist_shape` comes from
+`_kernel_matmul`, `_cube_operand`, `_tensor_creation`, `_tile_form` and `_operand_checks`; `_hoist_shape` comes from
 `model.shapes`. This module imports nothing of `migrate`, so the dependency runs one way.
 """
 
@@ -204,6 +204,12 @@ class Inference:
         vals: list[Val] = []
         for i, arg in enumerate(pos):
             role = spec.roles.get(spec.params[i], "value") if i < len(spec.params) else "value"
+            side = spec.space.get(spec.params[i]) if i < len(spec.params) and spec.unit == "cube" else None
+            if rp is not None and side is not None and side != ACC:
+                # A cube op's operand goes where the table says the unit reads it (Left/Right), by
+                # way of Mat, as pl.matmul's do: not loaded into Vec, which the cube cannot read.
+                vals.append(self._cube_operand(node, i, arg, side, env, sc))
+                continue
             v = self._expr(arg, env, sc.inner())
             if rp is not None and v.is_tensor and role in ("tile", "value", "value-or-scalar"):
                 v = self._load_operand(arg, v, rp, sc)

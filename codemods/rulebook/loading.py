@@ -100,7 +100,8 @@ class Op(NamedTuple):
         return where is None or ("kernel" if in_kernel else "orchestration") in where
 
     def may_read_acc(self, index: int) -> bool:
-        return index < len(self.params) and self.params[index] in self.reads_acc
+        # an accumulating cube op's own accumulator (`space = { acc = "Acc" }`) is in Acc by definition
+        return index < len(self.params) and (self.params[index] in self.reads_acc or self.space.get(self.params[index]) == "Acc")
 
 
 @dataclass(frozen=True, eq=False)

@@ -188,15 +188,15 @@ class MatmulOperands(Planned):
         decision = self.decisions.get(original)
         if decision is None:
             return None
-        how_l, how_r, drop, *to = decision
-        hows = (how_l, how_r)
+        hows, drop, *to = decision  # hows: (positional index, memory space, how it gets there)
         args = [a for a in updated.args if a.keyword is None or a.keyword.value not in drop]
         if len(args) < len(updated.args):
             args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         positional = [i for i, a in enumerate(args) if a.keyword is None]
-        for how, side, at in zip(hows, ("Left", "Right"), positional[:2]):
-            if how is None:
+        for index, side, how in hows:
+            if index >= len(positional):
                 continue
+            at = positional[index]
             value = args[at].value
             if how.endswith(("-t", "-T")):
                 if how.endswith("-t"):
