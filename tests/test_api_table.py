@@ -54,3 +54,31 @@ def test_results_follow_the_table(api):
     lhs, rhs = Val(TILE, ("M", "K"), "BF16"), Val(TILE, ("K", "N"), "BF16")
     pos, kw = _call("pl.matmul(a, b)")
     assert result_val(api.ops["matmul"], [lhs, rhs], pos, kw) == Val(TILE, ("M", "N"), "FP32")
+
+
+def test_ops_of_several_forms_are_typed_by_the_form_written():
+    """The 2026-08 forms an op dispatches on by keyword, as e2d0f78ae types them (measured: a
+    [8, 128] gather_mask gives [8, 64] for P0101/P1010, [8, 32] for P0001..P1000, [8, 128] for
+    P1111; mrgsort of [8, 32], [8, 64], [8, 64] gives [8, 160]; with block_len its own shape)."""
+    from codemods.model.values import TENSOR
+    from codemods.rulebook.loading import load_api
+
+    head = load_api(None, "2026-08")
+    x = Val(TENSOR, ("8", "128"), "FP32")
+    for pattern, cols in (("P1010", "64"), ("P0101", "64"), ("P0001", "32"), ("P1000", "32"), ("P1111", "128")):
+        pos, kw = _call(f"pl.tensor.gather(x, mask_pattern=pl.tile.MaskPattern.{pattern})")
+        assert result_val(head.ops["tensor.gather"], [x], pos, kw) == Val(TENSOR, ("8", cols), "FP32")
+    pos, kw = _call("pl.tensor.gather_mask(x, mask_pattern=2, output_dtype=pl.INT32)")
+    assert result_val(head.ops["tensor.gather_mask"], [x], pos, kw) == Val(TENSOR, ("8", "64"), "INT32")
+    index = Val(TENSOR, ("8", "16"), "INT32")
+    pos, kw = _call("pl.tensor.gather(x, -1, idx)")
+    assert result_val(head.ops["tensor.gather"], [x, Val(SCALAR), index], pos, kw).shape == ("8", "16")
+    parts = [Val(TENSOR, ("8", n), "FP32") for n in ("32", "64", "64")]
+    pos, kw = _call("pl.mrgsort(a, b, c)")
+    assert result_val(head.ops["mrgsort"], parts, pos, kw).shape == ("8", "32 + 64 + 64")
+    pos, kw = _call("pl.tensor.mrgsort(x, block_len=64)")
+    assert result_val(head.ops["tensor.mrgsort"], [x], pos, kw).shape == ("8", "128")
+    pos, kw = _call("pl.tensor.arange(0, [1, 64], dtype=pl.UINT32)")
+    assert result_val(head.ops["tensor.arange"], [Val(SCALAR)], pos, kw) == Val(TENSOR, ("1", "64"), "UINT32")
+    pos, kw = _call("pl.tile.arange(0, [1, 64])")
+    assert result_val(head.ops["tile.arange"], [Val(SCALAR)], pos, kw) == Val(TILE, ("1", "64"), "INT32")

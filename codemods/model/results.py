@@ -72,8 +72,23 @@ def result_val(spec: Op, vals: list[Val], pos: list, kw: dict,
     return Val(kind, shape, _dtype(spec, vals, pos, kw, like, scalar_dtype, kind), valid=valid)
 
 
+# The columns a gather's mask pattern keeps, of each group of four (pl.tile.MaskPattern, or the
+# int the IR prints for it; measured on e2d0f78ae: P0101/P1010 halve the last axis, P0001..P1000
+# quarter it, P1111 keeps it).
+MASK_KEEPS = {"P0101": 2, "P1010": 2, "P0001": 1, "P0010": 1, "P0100": 1, "P1000": 1, "P1111": 4,
+              "1": 2, "2": 2, "3": 1, "4": 1, "5": 1, "6": 1, "7": 4}
+
+
 def _shape(spec: Op, vals, pos, kw, like: Val):
-    rule = spec.shape
+    # `a|b`: the op has several forms (a gather by index or by mask): the first rule that applies
+    for rule in spec.shape.split("|") if "|" in spec.shape else (spec.shape,):
+        shape = _shape_by(rule, spec, vals, pos, kw, like)
+        if shape is not None:
+            return shape
+    return None
+
+
+def _shape_by(rule: str, spec: Op, vals, pos, kw, like: Val):
     if rule.startswith("param:"):
         node = argument(spec, rule[len("param:"):], pos, kw)
         return codes(node) if isinstance(node, (cst.List, cst.Tuple)) else None
@@ -81,7 +96,23 @@ def _shape(spec: Op, vals, pos, kw, like: Val):
         name = rule[len("of:"):]
         i = spec.params.index(name) if name in spec.params else len(vals)
         return vals[i].shape if i < len(vals) else None
+    if rule.startswith("with:"):  # this form when the keyword is given (mrgsort's block_len): shaped like
+        return like.shape if argument(spec, rule[len("with:"):], pos, kw) is not None else None
+    if rule.startswith("concat:"):  # the named operands given, side by side (mrgsort of 2..4 lists)
+        shapes = [v.shape for p, v in zip(spec.params, vals) if p in rule[len("concat:"):].split(",")]
+        if len(shapes) < 2 or any(s is None or len(s) != len(shapes[0]) for s in shapes):
+            return None
+        return (*shapes[0][:-1], " + ".join(s[-1] for s in shapes))
     shape = like.shape
+    if rule == "mask" and shape:  # a gather by mask pattern keeps 1, 2 or 4 columns of each 4
+        node = argument(spec, "mask_pattern", pos, kw)
+        keeps = MASK_KEEPS.get(attr_name(node) or (node.value if isinstance(node, cst.Integer) else ""))
+        if keeps is None:
+            return None
+        if keeps == 4:
+            return shape
+        last = shape[-1] if re.fullmatch(r"\w+", shape[-1]) else f"({shape[-1]})"
+        return (*shape[:-1], str(int(last) * keeps // 4) if last.isdigit() else f"{last} // {4 // keeps}")
     if rule == "pairs" and shape:  # sort32: value-index pairs, the last axis doubled
         last = shape[-1] if re.fullmatch(r"\w+", shape[-1]) else f"({shape[-1]})"
         return (*shape[:-1], f"{last} * 2")
@@ -132,7 +163,10 @@ def _shape(spec: Op, vals, pos, kw, like: Val):
 def _dtype(spec: Op, vals, pos, kw, like: Val, scalar_dtype, kind: str) -> str | None:
     rule = spec.dtype
     if rule.startswith("param:"):
-        return attr_name(argument(spec, rule[len("param:"):], pos, kw))
+        # `param:output_dtype|like`: the keyword's type where it is given, else the operand's
+        name, _, otherwise = rule[len("param:"):].partition("|")
+        given = attr_name(argument(spec, name, pos, kw))
+        return given or (like.dtype if otherwise == "like" else otherwise or None)
     if rule == "matmul":  # a tile matmul accumulates in FP32, of integers in INT32 (measured: INT8
         # operands); a tensor one keeps its type unless told
         if kind == TILE:
