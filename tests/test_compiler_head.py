@@ -240,6 +240,18 @@ def test_the_compiler_python_precedence_and_config_paths(tmp_path, monkeypatch):
         parse({"compiler-python": 3}, tmp_path / "pyproject.toml")
 
 
+def test_a_relative_compiler_python_is_where_the_user_stands(tmp_path, head):
+    """`--compiler-python venv/bin/python` (or PYPTO_PYTHON) names a path from the user's folder;
+    the compile worker runs in a folder of its own, where it named nothing ("cannot be run")."""
+    _write(tmp_path, "k.py", BUILDER)
+    relative = os.path.relpath(head, tmp_path)
+    assert not os.path.isabs(relative) and os.sep in relative
+    done = _cli("check", "--compile=passes", "--target", "2026-08", "--compiler-python", relative, "k.py", cwd=tmp_path)
+    assert "cannot be run" not in done.stderr and "1 file compiled" in done.stdout + done.stderr, done.stderr
+    assert compiler_python("./bin/python") == os.path.abspath("./bin/python")
+    assert compiler_python("python3.11") == "python3.11"  # a command name is looked up in PATH
+
+
 def test_without_the_newest_compiler_the_hint_names_its_wheel_and_torch(tmp_path):
     fake = tmp_path / "shadow" / "pypto"
     fake.mkdir(parents=True)

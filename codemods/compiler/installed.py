@@ -85,5 +85,9 @@ def compiler_python(explicit: str | os.PathLike | None = None, configured: str |
     """The Python the compiler runs in: the command line, the environment, the configuration, ours."""
     for candidate in (explicit, os.environ.get(ENV), configured):
         if candidate:
-            return str(candidate)
+            candidate = str(candidate)
+            # A path relative to where the user stands: the worker runs in a folder of its own,
+            # where it would name nothing. Made absolute, not resolved: a venv's python is a
+            # symlink whose venv is found through the link. A bare name is looked up in PATH.
+            return os.path.abspath(candidate) if os.sep in candidate or (os.altsep and os.altsep in candidate) else candidate
     return sys.executable
