@@ -75,7 +75,7 @@ def concat(ctx: Ctx) -> None:
 @production("mv_tensor_index", eras=("spring",))
 def index(ctx: Ctx) -> None:
     g = ctx.fresh("g")
-    op = ctx.one_of(["pl.tensor.arange", "pl.tensor.ci"])
+    op = ctx.one_of(["pl.tensor.arange", "pl.tensor.ci", "pl.arange"])
     dtype = ctx.one_of(["INT32", "INT16"])
     start, desc = ctx.one_of([("0", ""), ("2", ""), ("COLS", ", descending=True")])
     ctx.add(f"{g} = {op}({start}, [1, COLS], dtype=pl.{dtype}{desc})")
