@@ -55,7 +55,9 @@ class Kernel:
 
     def ops(self) -> set[str]:
         """The pl calls of the text, as the API tables name them (`add`, `tile.read`)."""
-        return {m.group(1) for m in re.finditer(r"\bpl\.((?:tile\.|tensor\.)?[a-z_][a-z0-9_]*)\(", self.text)}
+        calls = {m.group(1) for m in re.finditer(r"\bpl\.((?:tile\.|tensor\.)?[a-z_][a-z0-9_]*)\(", self.text)}
+        # and the table's names written without a call (`optimizations=[pl.auto_chunk]`)
+        return calls | {m.group(1) for m in re.finditer(r"\bpl\.([a-z_][a-z0-9_]*)\b(?![.(])", self.text)}
 
 
 class Lines:
@@ -499,7 +501,9 @@ def spring_kernel(draw) -> Kernel:
     s = draw(sizes())
     xdt = draw(st.sampled_from(FLOATS))
     wdt = draw(st.sampled_from(("BF16", "FP16")))
-    scope = draw(st.sampled_from(["incore", "auto_incore"]))
+    # April's scopes, and May's: `pl.at` at the core-group level, its chunked loops under
+    # `optimizations=[pl.auto_chunk]` (the compiler of 2026-05-26 refuses chunk= elsewhere)
+    scope = draw(st.sampled_from(["incore", "auto_incore", "at", "at_auto_chunk"]))
     subscripts = draw(st.booleans())
     plain_out = draw(st.booleans())
     idioms = [scope] + (["subscripts"] if subscripts else []) + (["plain_out"] if plain_out else [])
@@ -579,7 +583,7 @@ def spring_kernel(draw) -> Kernel:
             body.add(f"{v} = pl.add({a}, 1.0)", 4)
             body.add("else:")
             body.add(f"{v} = pl.sub({a}, 1.0)", 4)
-        elif kind == "scalarread" and scope == "incore":  # a scalar read in orchestration, used in the kernel
+        elif kind == "scalarread" and scope in ("incore", "at"):  # a scalar read in orchestration, used in the kernel
             pre.append(f"n{v} = pl.tensor.read(lens, [b, 0])")
             body.add(f"{v} = pl.mul({a}, n{v})")
         elif kind == "tilecode" and not side:  # tile code beside the tensor code, with a valid region
@@ -615,10 +619,13 @@ def spring_kernel(draw) -> Kernel:
               + (f", x32: pl.Tensor[[ROWS, COLS], pl.FP32], side: {out_ann}" if side else "")
               + (f", xb: pl.Tensor[[ROWS, COLS], pl.{wdt}], proj: {out_ann}" if cube else "")
               + _extra_params(inputs, ", "))
-    if scope == "incore":
+    if scope in ("incore", "at"):
         head = ("        for b in pl.range(0, ROWS, TILE):\n"
                 + "".join(f"            {line}\n" for line in pre)
-                + "            with pl.incore():\n")
+                + ("            with pl.incore():\n" if scope == "incore" else "            with pl.at(level=pl.Level.CORE_GROUP):\n"))
+    elif scope == "at_auto_chunk":
+        head = ("        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.auto_chunk]):\n"
+                "            for b in pl.parallel(0, ROWS, TILE, chunk=1):\n")
     else:
         head = ("        with pl.auto_incore():\n"
                 "            for b in pl.parallel(0, ROWS, TILE, chunk=1):\n")
