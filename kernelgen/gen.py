@@ -696,6 +696,7 @@ def aug_kernel(draw) -> Kernel:
     inputs: dict = {}
     verify_inputs: dict = {}
     uses_wt = [False]
+    other_layout: set[str] = set()  # values moved back from a cube buffer, and what is made of them
     steps = draw(st.integers(STEPS_MIN, STEPS_MAX))
     for _ in range(steps):
         kind = draw(st.sampled_from(_kinds(["binary", "scalar", "scalarns", "unary", "rowred", "colred", "colexp",
@@ -705,6 +706,7 @@ def aug_kernel(draw) -> Kernel:
         a, b2 = pick(), pick()
         v = f"v{counter[0]}"
         counter[0] += 1
+        start = len(body.out)
         if kind in families:
             _produce(families[kind], draw, body, era, a, b2, v, row0, inputs, verify_inputs, idioms)
         elif kind == "binary":
@@ -819,10 +821,15 @@ def aug_kernel(draw) -> Kernel:
             body.add(f"{v} = pl.mul({b2}, s{v})")
         elif kind == "helper" and not shape.startswith("jit"):
             helpers.add(_helper("Tensor" if tensor else "Tile"))
-            body.add(f"{v} = scale_shift({a})")
+            # inlined at each call, its result name takes the operand's type: e2d0f78ae refuses a
+            # second call on a tile of another layout (one back from Mat: "Cannot reassign")
+            body.add(f"{v} = scale_shift({a if a not in other_layout else names[0]})")
         else:
             idioms[-1] = "scalar"
             body.add(f"{v} = pl.mul({a}, 2.0)")
+        added = "\n".join(body.out[start:])
+        if re.search(r"MemorySpace\.(Mat|Acc)\b", added) or any(re.search(rf"\b{n}\b", added) for n in other_layout):
+            other_layout.add(v)  # its layout is the cube's, and an op on it keeps that layout
         names.append(v)
     last = names[-1]
     if tensor and draw(st.booleans()):
