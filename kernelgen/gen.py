@@ -56,8 +56,9 @@ class Kernel:
     def ops(self) -> set[str]:
         """The pl calls of the text, as the API tables name them (`add`, `tile.read`)."""
         calls = {m.group(1) for m in re.finditer(r"\bpl\.((?:tile\.|tensor\.)?[a-z_][a-z0-9_]*)\(", self.text)}
-        # and the table's names written without a call (`optimizations=[pl.auto_chunk]`)
-        return calls | {m.group(1) for m in re.finditer(r"\bpl\.([a-z_][a-z0-9_]*)\b(?![.(])", self.text)}
+        # and the table's names written without a call (`optimizations=[pl.auto_chunk]`), not
+        # decorators (`@pl.inline`)
+        return calls | {m.group(1) for m in re.finditer(r"(?<![@\w.])pl\.([a-z_][a-z0-9_]*)\b(?![.(])", self.text)}
 
 
 class Lines:

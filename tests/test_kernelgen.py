@@ -39,7 +39,7 @@ def test_generated_kernels_are_whole_programs_of_table_ops(era):
         # 2026-08 code writes the dispatching names head lists without a typing record of their
         # own (`pl.sin`, `pl.col_sum`: the table types `tile.sin` and `tensor.sin`)
         listed = {op for op in used if era == "aug" and head.exists(op)}
-        assert used and used <= ops | listed | {"parallel", "range", "auto_incore", "incore", "function", "program",
+        assert used and used <= ops | listed | {"parallel", "range", "auto_incore", "incore", "at", "function", "program",
                                                 "yield_"}, used - ops
 
     check()
