@@ -372,6 +372,17 @@ class Sizes:
         out |= {i for dims in self.tensors for i in dims} | {i for nest in self.nests for loop in nest for i in loop}
         return out
 
+    def tied_to(self, names: set[str]) -> set[str]:
+        """The constants a divisibility or ratio relation puts, by name alone, beside a size of
+        `names` (`RECV_TILE` in `D_OUT_CHUNK % RECV_TILE`); not what the sides compute from (a
+        capacity's safety factor)."""
+        out: set[str] = set()
+        for a, b in self.divides + [(a, b) for a, b, _ in self.at_least]:
+            for side, other in ((a, b), (b, a)):
+                if self.keys[side] in self.base and self.reads(other) & names:
+                    out.add(self.keys[side])
+        return out
+
     def shaped(self) -> set[int]:
         """The sizes a tensor's shape, a window or a loop reads."""
         out = {i for triple in self.fits for i in triple} | {i for pair in self.same for i in pair}
@@ -869,7 +880,12 @@ def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = N
     cheapest = min(range(len(path)), key=lambda i: (costs[i], -i))
     path = path[:cheapest + 1]
     if descend:
-        path += _descend(model, path[-1], names)
+        # A constant no priced shape or loop reads (a tile's row count, in kernel bodies only)
+        # may still be tied to sizes that are (`D_OUT_CHUNK` a multiple of `RECV_TILE`): the
+        # search moves it where a move of theirs ties it in, or they could not move at all.
+        tied = model.tied_to(set(names)) & set(model.base) - set(names)
+        tied = sorted(n for n in tied if allowed is None or n in allowed)
+        path += _descend(model, {**{n: model.base[n] for n in tied}, **path[-1]}, names + tied)
     def changed(state: dict[str, int]) -> dict[str, int]:
         """The sizes that moved and matter: one that no size of the kernel depends on (a module
         default a given builder parameter replaces) stays as the file has it."""
@@ -881,7 +897,13 @@ def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = N
 
         return {n: v for n, v in moved.items() if matters(n)}
     picks = [path[-1]]
-    for fraction in (0.5,):  # a larger fallback along the way
+    if descend:
+        # Among many modules the path is long and its middle may be far past any patience: the
+        # fallback is the largest state on it a package runs at in a few seconds.
+        s = next((s for s in path if model.cost(s) <= PACKAGE_LIMIT), path[-1])
+        if s not in picks:
+            picks.append(s)
+    for fraction in () if descend else (0.5,):  # a larger fallback along the way
         s = path[int((len(path) - 1) * fraction)]
         if s not in picks:
             picks.append(s)

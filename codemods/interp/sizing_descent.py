@@ -36,7 +36,8 @@ def _tied(model, state: dict[str, int], name: str, p: int, names: set, up: bool 
         return state[n] * p <= model.base[n] and model.base[n] % (state[n] * p) == 0 if up else \
             state[n] % p == 0 and state[n] // p >= 2
 
-    for _ in range(len(names)):
+    held: set[str] = set()  # moved along, then found to be what broke an equality: held back
+    for _ in range(2 * len(names)):
         trial = {**state, **{n: state[n] * p if up else state[n] // p for n in moving}}
         values = model.values(trial)
         if values is None:
@@ -52,9 +53,16 @@ def _tied(model, state: dict[str, int], name: str, p: int, names: set, up: bool 
                 return trial
             # A chunk that must keep dividing the size it cuts moves with it.
             reads = {n for i in model._relations.violated(values) for n in model.reads(i)}
-        more = {n for n in reads if n in names and n not in moving and moves(n)}
+        more = {n for n in reads if n in names and n not in moving | held and moves(n)}
         if not more:
-            return None
+            # What the relations read is all moving already: a size tied in along the way (a
+            # ratio two modules share, one as a literal) is what breaks them; it stays instead.
+            back = reads & moving - held - {name}
+            if not back:
+                return None
+            moving -= back
+            held |= back
+            continue
         moving |= more
     return None
 
