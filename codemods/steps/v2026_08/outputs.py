@@ -28,6 +28,8 @@ class OutParams(Upgrade):
         self._first: dict[str, dict[str, tuple[bool, bool]]] = {}  # function -> param -> (read first, whole)
         self._open: set = set()
         self._rebinds: dict = {}  # function -> its parameters re-bound to a new value (site, name)
+        self._imported_names: dict | None = None
+        self._neighbours: dict = {}  # neighbour module -> this kind's decisions there (`_neighbour`)
         super().begin(ctx)
         by_function = self.sites_by_function()
         for func in self.info.functions:
@@ -289,11 +291,14 @@ class OutParams(Upgrade):
         callee = node.func.attr.value if isinstance(node.func, cst.Attribute) else node.func.value if isinstance(node.func, cst.Name) else None
         directions = self._direction("in", callee)
         func = self.info.function_named(callee)
-        if directions is None or func is None:
+        if directions is not None and func is not None:
+            first = self._direction("first", callee)
+            declared = _declared(func, self.info.ops)
+        elif isinstance(node.func, cst.Name) and (found := self._imported(callee)) is not None:
+            func, directions, first, declared = found
+        else:
             return
         params = [p.name.value for p in func.params.params if p.name.value != "self"]
-        first = self._direction("first", callee)
-        declared = _declared(func, self.info.ops)
 
         def effect(param):
             # (reads what the caller passed, writes it whole): measured in the callee where it writes
@@ -309,6 +314,59 @@ class OutParams(Upgrade):
         for a in node.args:
             if a.keyword is not None and directions.get(a.keyword.value, "In") != "In" and isinstance(a.value, cst.Name):
                 yield a.value.value, a.value, *effect(a.keyword.value)
+
+    def _imported(self, name: str):
+        """(function, directions, how it writes its parameters, declared directions) of a kernel
+        function `name` the file imports from a module beside it (`from m import name`): what
+        that module's own migration decides for it, read off the module's text (the original or
+        its migration: the directions come out the same). None where it cannot be read."""
+        imported = self._imports().get(name)
+        if imported is None:
+            return None
+        module, original = imported
+        other = self._neighbour(module)
+        if other is None:
+            return None
+        func = other.info.function_named(original)
+        directions = other.directions.get(original)
+        if func is None or directions is None:
+            return None
+        return func, directions, other._first.get(original, {}), _declared(func, other.info.ops)
+
+    def _imports(self) -> dict[str, tuple[str, str]]:
+        """Local name -> (neighbour module, its name there) of the file's top-level imports."""
+        if getattr(self, "_imported_names", None) is None:
+            self._imported_names = {}
+            texts = getattr(self.ctx, "neighbours", None) or {}
+            for statement in self.ctx.module.body:
+                for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+                    if not isinstance(small, cst.ImportFrom) or small.relative or not isinstance(small.module, cst.Name) \
+                            or small.module.value not in texts or isinstance(small.names, cst.ImportStar):
+                        continue
+                    for alias in small.names:
+                        if isinstance(alias.name, cst.Name):
+                            local = alias.asname.name.value if alias.asname is not None else alias.name.value
+                            self._imported_names[local] = (small.module.value, alias.name.value)
+        return self._imported_names
+
+    def _neighbour(self, module: str):
+        """This kind run (deciding only) over a neighbour module, once per file; None where the
+        module cannot be parsed, or is on the way here already (an import cycle)."""
+        done = self._neighbours
+        if module not in done:
+            done[module] = None
+            within = getattr(self.ctx, "within", frozenset())
+            if module not in within:
+                try:
+                    tree = cst.parse_module(self.ctx.neighbours[module].lstrip("\ufeff"))
+                except (cst.ParserSyntaxError, RecursionError, ValueError):
+                    return None
+                ctx = type(self.ctx)(tree, self.api)
+                ctx.neighbours, ctx.within = self.ctx.neighbours, within | {module}
+                other = OutParams(self.rule, self.api)
+                other.begin(ctx)
+                done[module] = other
+        return done[module]
 
     def _whole(self, call, name: str, param: str, site, sites) -> bool:
         if keyword(call, "atomic") is not None or (name == "store" and argument(call, 3, "shapes") is not None):
