@@ -45,6 +45,7 @@ SMALL = 1_000_000
 _FLOOR_FROM, _FLOOR = 16, 4  # a package's counts of 16 or more stay at least 4 (`Sizes.floor`)
 PACKAGE_LIMIT = 8e7  # past this cost a package's run takes more than 10 s (see verify._package_candidates)
 _ARRAYS_FROM = 64  # tensors and loop nests past which `cost` is computed over arrays
+_VALUES_KEPT = 4096  # states whose values `Sizes.values` keeps
 _TRIP_WEIGHT = 4096  # one trip of a loop body (a few ops of Python) costs about as much as this many elements
 
 
@@ -410,6 +411,18 @@ class Sizes:
     # -- a candidate's check and cost ---------------------------------------------------------------------------
 
     def values(self, sizes: dict[str, int]) -> list | None:
+        # A search asks for one state's values three times over (its relations, its ties, its
+        # cost): the last states' are kept. The list is read, never changed, by every caller.
+        key = tuple(sorted(sizes.items()))
+        memo = self.__dict__.setdefault("_values_memo", {})
+        if key in memo:
+            return memo[key]
+        if len(memo) >= _VALUES_KEPT:
+            memo.clear()
+        memo[key] = out = self._values(sizes)
+        return out
+
+    def _values(self, sizes: dict[str, int]) -> list | None:
         env = self.env(sizes)
         if getattr(self, "_all", None) is None or self._all[0] != len(self.terms):
             # Every term in one expression: a search evaluates them thousands of times.
