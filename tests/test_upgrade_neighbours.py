@@ -94,3 +94,31 @@ def test_the_migrated_package_verifies_equal_at_2026_08(tmp_path):
     assert "state: pl.InOut" in migrated.read_text()
     done = pypto("verify", original, migrated, "--target", "2026-08", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_an_import_cycle_among_the_neighbours_ends_and_decides_the_same(tmp_path):
+    # writer imports helper, which imports writer back: each is read once on the way, and what
+    # bump does to its parameters is read all the same.
+    cyclic = WRITER.replace("import pypto.language as pl\n", "import pypto.language as pl\n\nfrom helper import twice\n", 1)
+    entry = _package(tmp_path / "pkg", writer=cyclic)
+    (entry.parent / "helper.py").write_text(
+        "import pypto.language as pl\n\nfrom writer import bump\n\n\ndef twice(v):\n    return 2 * v\n")
+    diff = _migrated(entry)
+    assert "state: pl.InOut" in diff and "out: pl.Out" in diff, diff
+
+
+def test_each_file_of_a_folder_comes_out_as_when_run_alone(tmp_path):
+    # Within one process a neighbour module is read once for every file importing it.
+    entry = _package(tmp_path / "pkg")
+    (entry.parent / "second.py").write_text(ENTRY.replace("def entry(", "def second("))
+    together = pypto("run", "--target", "2026-08", "--no-cache", "--jobs", "1", "--diff-file", tmp_path / "all.diff",
+                     ".", cwd=entry.parent)
+    assert together.returncode in (0, 1), together.stderr
+    alone = [_migrated_named(entry.parent / name, tmp_path / f"{name}.diff") for name in ("entry.py", "second.py")]
+    assert (tmp_path / "all.diff").read_text() == "".join(alone)
+
+
+def _migrated_named(path, out) -> str:
+    done = pypto("run", "--target", "2026-08", "--no-cache", "--diff-file", out, path.name, cwd=path.parent)
+    assert done.returncode in (0, 1), done.stderr
+    return out.read_text()

@@ -18,31 +18,87 @@ MAX_MODULES = 64  # a folder of more is not one package; past it the rest is not
 MAX_BYTES = 2_000_000
 
 
-def neighbours(path: Path | None, data: bytes) -> dict[str, str]:
+class Neighbours(dict):
+    """Module name -> text; `digest` gives each module a hash of its text and of the digests of
+    the neighbours it imports: what a module's kernels do is a function of it alone, so a
+    process migrating a folder reads each module once, whichever file imports it."""
+
+    digest: dict[str, str]
+
+
+def neighbours(path: Path | None, data: bytes) -> Neighbours:
     """Module name -> text of each module of `path`'s folder that the file imports, transitively."""
+    found = Neighbours()
+    found.digest = {}
     if path is None or b"pypto" not in data or b"import" not in data:
-        return {}
+        return found
     folder = str(Path(path).resolve().parent)
-    found: dict[str, str] = {}
-    todo = [data]
+    imports: dict[str | None, list[str]] = {}
+    todo: list[tuple[str | None, bytes]] = [(None, data)]
     while todo and len(found) < MAX_MODULES:
-        try:
-            tree = ast.parse(todo.pop())
-        except (SyntaxError, ValueError):
+        module, raw = todo.pop()
+        named = _imported_names(raw, folder)
+        if named is None:
             continue
-        for name, _ in folder_imports(tree, folder):
-            if name in found or (Path(folder) / f"{name}.py").resolve() == Path(path).resolve():
+        imports[module] = []
+        for name in named:
+            if (Path(folder) / f"{name}.py").resolve() == Path(path).resolve():
+                continue
+            imports[module].append(name)
+            if name in found:
                 continue
             try:
-                raw = read_bytes(Path(folder) / f"{name}.py", MAX_BYTES)
-                found[name] = decode(raw)
+                text = read_bytes(Path(folder) / f"{name}.py", MAX_BYTES)
+                found[name] = decode(text)
             except (FileProblem, UnicodeDecodeError, ValueError):
                 continue
-            todo.append(raw)
-    return dict(sorted(found.items()))
+            todo.append((name, text))
+    ordered = Neighbours(sorted(found.items()))
+    ordered.digest = {}
+
+    def digest(name: str, open_: frozenset) -> tuple[str, bool]:
+        """(the digest, whether no import cycle was met on the way: only then is it the module's
+        own, kept; inside a cycle it depends on where the cycle was entered)."""
+        if name in ordered.digest:
+            return ordered.digest[name], True
+        h = hashlib.sha256(name.encode() + b"\0" + ordered[name].encode("utf-8", "surrogatepass"))
+        clean = True
+        for dep in sorted(set(imports.get(name, ())) & set(ordered)):
+            if dep in open_ | {name}:
+                h.update(b"\0cycle:" + dep.encode())
+                clean = False
+            else:
+                d, c = digest(dep, open_ | {name})
+                h.update(b"\0" + d.encode())
+                clean = clean and c
+        if clean or not open_:
+            ordered.digest[name] = h.hexdigest()
+        return h.hexdigest(), clean
+
+    for name in ordered:
+        digest(name, frozenset())
+    return ordered
 
 
-def keyed(data: bytes, texts: dict[str, str]) -> bytes:
+_SCANNED: dict[tuple[bytes, str], list[str] | None] = {}  # (a module's bytes, its folder) -> what it imports there
+_SCANNED_KEPT = 1024
+
+
+def _imported_names(raw: bytes, folder: str) -> list[str] | None:
+    """The modules of `folder` that a module's top level imports; None where it does not parse.
+    Kept per process: each file of a folder reads the same neighbours, each a parse."""
+    key = (raw, folder)
+    if key not in _SCANNED:
+        if len(_SCANNED) >= _SCANNED_KEPT:
+            _SCANNED.clear()
+        try:
+            _SCANNED[key] = [name for name, _ in folder_imports(ast.parse(raw), folder)]
+        except (SyntaxError, ValueError):
+            _SCANNED[key] = None
+    return _SCANNED[key]
+
+
+def keyed(data: bytes, texts: Neighbours) -> bytes:
     """What the cache's content key hashes: the file's bytes, and its neighbours' when it has any
     (a neighbour changed is another migration of the file)."""
     if not texts:
