@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from codemods.compiler.bridge import compile_source, probe  # noqa: E402
 from codemods.compiler.verdict import under_review_marker  # noqa: E402
 from real_corpus import (  # noqa: E402
-    CORPUS, _diff_paths, named_count, parse_output, run_verify, verify_counts, writable_copy,
+    CORPUS, NAMED, _diff_paths, named_count, parse_output, run_verify, verify_counts, writable_copy,
 )
 
 TARGET = "2026-08"
