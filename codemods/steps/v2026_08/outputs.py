@@ -338,14 +338,15 @@ class OutParams(Upgrade):
             within = getattr(self.ctx, "within", frozenset())
             digest = getattr(self.ctx.neighbours, "digest", {}).get(module)
             key = (self.rule.id, id(self.api), module, original, within, digest)
-            if digest is not None and key in _READ:
-                done[module, original] = _READ[key]
+            kept = _READ.get(key) if digest is not None else None
+            if kept is not None and kept[0] is self.api:  # the table itself is kept: its id is not reused
+                done[module, original] = kept[1]
             else:
                 done[module, original] = found = self._neighbour(module, original, within)
                 if digest is not None:
                     if len(_READ) >= _READ_KEPT:
                         _READ.clear()
-                    _READ[key] = found
+                    _READ[key] = (self.api, found)
         return done[module, original]
 
     def _imports(self) -> dict[str, tuple[str, str]]:
