@@ -471,6 +471,20 @@ class Sizes:
                     return False
         return True
 
+    def why_not(self, sizes: dict[str, int], moved: str) -> set[str] | None:
+        """The names the relations `sizes` breaks read (`sizes` the state `holds` refused, which
+        differs from one that held in `moved` alone): until one of them changes, `moved` cannot
+        move so. None where that cannot be told (a term not computed, relations not checked by
+        arrays)."""
+        if sizes[moved] < 2:
+            return set()
+        v = self.values(sizes)
+        relations = getattr(self, "_relations", None)
+        if v is None or relations is None or relations.holds(v) is not False:
+            return None
+        broken = relations.violated(v)
+        return set().union(*(self.reads(i) for i in broken)) if broken else None
+
     def cost(self, sizes: dict[str, int]) -> float:
         v = self.values(sizes)
         if v is None:
@@ -863,20 +877,43 @@ def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = N
     # keeps every relation; the cheapest state on the way is the choice (a smaller tile can
     # mean more trips of the loop around it).
     moved = True
+    # A size whose every move broke relations stays where it is until a size those relations
+    # read has moved: trying it again before would break them again (the same values). Among a
+    # package's hundred sizes most tries were such.
+    stuck: dict[str, set[str]] = {}
+
+    def moved_to(new: dict[str, int]) -> None:
+        changed = {n for n in new if new[n] != state[n]}
+        for n in [n for n, why in stuck.items() if n in changed or why & changed]:
+            del stuck[n]
+
     while moved:
         moved = False
         for name in sorted(names, key=lambda n: -state[n]):
-            trial = next((t for p in _primes(state[name]) if model.holds(t := {**state, name: state[name] // p})), None)
+            if name in stuck:
+                continue
+            trial, why = None, set()
+            for p in _primes(state[name]):
+                t = {**state, name: state[name] // p}
+                if model.holds(t):
+                    trial = t
+                    break
+                broke = model.why_not(t, name)
+                why = why | broke if why is not None and broke is not None else None
             if trial is not None:
+                moved_to(trial)
                 state = trial
                 path.append(dict(state))
                 moved = True
                 break
+            if why is not None:
+                stuck[name] = why
         if not moved:
             # All sizes together but those a broken relation reads: the sizes that meet one
             # another across many statements (a package of modules) keep their ratios.
             trial = _group_move(model, state, names)
             if trial is not None:
+                moved_to(trial)
                 state = trial
                 path.append(dict(state))
                 moved = True
@@ -885,6 +922,7 @@ def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = N
             for a, b in itertools.combinations(sorted(names, key=lambda n: -state[n]), 2):
                 p = next((q for q in _primes(state[a]) if state[b] % q == 0), None)
                 if p is not None and model.holds(t := {**state, a: state[a] // p, b: state[b] // p}):
+                    moved_to(t)
                     state = t
                     path.append(dict(state))
                     moved = True
