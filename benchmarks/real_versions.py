@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from codemods.compiler.bridge import compile_source, probe  # noqa: E402
 from codemods.compiler.verdict import under_review_marker  # noqa: E402
 from real_corpus import (  # noqa: E402
-    CORPUS, _diff_paths, parse_output, run_verify, verify_counts, writable_copy,
+    CORPUS, NAMED, _diff_paths, named_count, parse_output, run_verify, verify_counts, writable_copy,
 )
 
 TARGET = "2026-08"
@@ -111,6 +111,7 @@ class Section:
             "verified": verify_counts([r.verify for r in self.rows])[0],
             "verify run": verify_counts([r.verify for r in self.rows])[1],
             "verify longest s": verify_counts([r.verify for r in self.rows])[2],
+            "verify named": named_count([r.verify for r in self.rows]),
             "idempotent": sum(r.idempotent == "yes" for r in self.rows),
         }
 
@@ -227,8 +228,8 @@ def summary(sec: Section) -> str:
     c = sec.counts()
     built = c["build a program"]
     share = f" ({c['passes'] / built:.0%}, goal {GOAL:.0%})" if built else ""
-    verify = (f"; verify {c['verified']}/{c['verify run']} migrated kernel files equivalent (longest "
-              f"{c['verify longest s']:.1f} s)" if c["verify run"] else "")
+    verify = (f"; verify {c['verified']}/{c['verify run']} migrated kernel files equivalent or with a named reason "
+              f"({c['verify named']} named; longest {c['verify longest s']:.1f} s)" if c["verify run"] else "")
     return (
         f"{sec.name}: {c['files']} files, {c['migrated']} migrated ({c['edits']} edits), {c['errors']} errors, "
         f"{c['internal errors']} internal errors, {c['review markers']} review markers; newest compiler on the "

@@ -9,7 +9,8 @@ found on those files, on a kernel written here:
 - a conditional constant (`CHUNK = 64 if T >= 64 else 128`) chooses a tile, it guards nothing;
 - a call of another kernel hands whole tensors over: their dims do not meet one another;
 - across modules: a constant each module defines alike, handed from kernel to kernel, moves as
-  one; a package too costly even at the smallest sizes found is refused at once, named.
+  one; a package too costly even at the smallest sizes found is refused at once, named; a tile's
+  row count only kernel bodies read moves with the chunk it divides.
 """
 
 from __future__ import annotations
@@ -256,6 +257,41 @@ def test_a_package_too_costly_at_the_smallest_sizes_found_is_refused_at_once(pai
     verdict = verify(*sources(*pair), Settings(sets={"config.BATCH": "4", "config.HIDDEN": "32"}), api, "2026-08")
     assert verdict.code == EQUIVALENT, verdict.message
 
+
+# A tile's row count that only the kernel body reads (its loop runs a number of times read at run
+# time: no priced shape or loop names it), in one statement with a column chunk: the chunk stays
+# a multiple of it. The search moves it with the chunk, or the chunk (and the size it steps over)
+# stops at the row count (expert_routed's RECV_TILE and D_OUT_CHUNK in the May library).
+ROW_TIED = '''\
+import pypto.language as pl
+
+B = 128
+D = 8192
+ROW_TILE = 32
+D_CHUNK = 512
+
+
+@pl.jit
+def rows(x: pl.Tensor[[B, D], pl.FP32], counts: pl.Tensor[[1], pl.INT32], y: pl.InOut[pl.Tensor[[B, D], pl.FP32]]):
+    n_rows = pl.read(counts, [0])
+    n_tiles = (n_rows + ROW_TILE - 1) // ROW_TILE
+    for t in pl.range(n_tiles):
+        t0 = t * ROW_TILE
+        for d0 in pl.range(0, D, 16 * D_CHUNK):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                y[t0 : t0 + ROW_TILE, d0 : d0 + D_CHUNK] = pl.mul(x[t0 : t0 + ROW_TILE, d0 : d0 + D_CHUNK], 2.0)
+    return y
+'''
+
+
+def test_a_row_count_only_the_body_reads_moves_with_the_chunk_it_divides():
+    choice = sizing.choose(ast.parse(ROW_TIED), {}, None, None, descend=True)
+    model, chosen = choice.model, choice.candidates[0]
+    assert "ROW_TILE" in model.tied_to({"D", "D_CHUNK"})
+    assert chosen["D_CHUNK"] < 32 and chosen["ROW_TILE"] < 32, chosen
+    assert chosen["D_CHUNK"] % chosen["ROW_TILE"] == 0 and model.holds({**model.base, **chosen})
+    # The fallback is the largest state on the search's path a package runs at in seconds.
+    assert all(model.cost(c) <= sizing.PACKAGE_LIMIT for c in choice.candidates)
 
 # The old four-argument store of a window wider than its tile (a row_max result stored as if it
 # were [16, 8]; the library's quantisation kernels did so): the migration stores the [16, 1] the

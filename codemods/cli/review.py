@@ -189,6 +189,7 @@ class Progress:
 def review_paths(files, outcomes, job, term: Terminal, say, progress: Progress) -> bool:
     """The reviewer's loop over every changed file; returns whether any file failed."""
     from ..rulebook.loading import load_rules
+    from ..run.neighbours import neighbours
     from ..run.runner import migrate_text  # the runner imports nothing of this module
 
     rules = load_rules(job.rules_dir)
@@ -199,7 +200,8 @@ def review_paths(files, outcomes, job, term: Terminal, say, progress: Progress) 
         progress.current = outcome.display
         try:
             original = read_text(path)
-            result = migrate_text(original, job, strict=False)
+            beside = neighbours(path, original.encode("utf-8"))  # as `run` read them
+            result = migrate_text(original, job, strict=False, neighbours=beside)
             # One line of context: each change block is a hunk of its own to decide on.
             diff = unified_diff(original, result.output, outcome.display, context=1)
             new, taken, total, stop = review_file(outcome.display, original, diff, result.edits, term, rules)
@@ -208,7 +210,7 @@ def review_paths(files, outcomes, job, term: Terminal, say, progress: Progress) 
                 progress.written.append(outcome.display)
             progress.current = None
             if taken:
-                left = migrate_text(new, job)
+                left = migrate_text(new, job, neighbours=beside)
                 say(f"{outcome.display}: {taken} of {total} hunks written; "
                     f"{len(left.edits)} edits left, {sum(f.level != 'error' for f in left.findings)} need review")
         except (FileProblem, SourceError) as exc:

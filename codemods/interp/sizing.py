@@ -45,6 +45,7 @@ SMALL = 1_000_000
 _FLOOR_FROM, _FLOOR = 16, 4  # a package's counts of 16 or more stay at least 4 (`Sizes.floor`)
 PACKAGE_LIMIT = 8e7  # past this cost a package's run takes more than 10 s (see verify._package_candidates)
 _ARRAYS_FROM = 64  # tensors and loop nests past which `cost` is computed over arrays
+_VALUES_KEPT = 4096  # states whose values `Sizes.values` keeps
 _TRIP_WEIGHT = 4096  # one trip of a loop body (a few ops of Python) costs about as much as this many elements
 
 
@@ -372,6 +373,17 @@ class Sizes:
         out |= {i for dims in self.tensors for i in dims} | {i for nest in self.nests for loop in nest for i in loop}
         return out
 
+    def tied_to(self, names: set[str]) -> set[str]:
+        """The constants a divisibility or ratio relation puts, by name alone, beside a size of
+        `names` (`RECV_TILE` in `D_OUT_CHUNK % RECV_TILE`); not what the sides compute from (a
+        capacity's safety factor)."""
+        out: set[str] = set()
+        for a, b in self.divides + [(a, b) for a, b, _ in self.at_least]:
+            for side, other in ((a, b), (b, a)):
+                if self.keys[side] in self.base and self.reads(other) & names:
+                    out.add(self.keys[side])
+        return out
+
     def shaped(self) -> set[int]:
         """The sizes a tensor's shape, a window or a loop reads."""
         out = {i for triple in self.fits for i in triple} | {i for pair in self.same for i in pair}
@@ -399,6 +411,18 @@ class Sizes:
     # -- a candidate's check and cost ---------------------------------------------------------------------------
 
     def values(self, sizes: dict[str, int]) -> list | None:
+        # A search asks for one state's values three times over (its relations, its ties, its
+        # cost): the last states' are kept. The list is read, never changed, by every caller.
+        key = tuple(sorted(sizes.items()))
+        memo = self.__dict__.setdefault("_values_memo", {})
+        if key in memo:
+            return memo[key]
+        if len(memo) >= _VALUES_KEPT:
+            memo.clear()
+        memo[key] = out = self._values(sizes)
+        return out
+
+    def _values(self, sizes: dict[str, int]) -> list | None:
         env = self.env(sizes)
         if getattr(self, "_all", None) is None or self._all[0] != len(self.terms):
             # Every term in one expression: a search evaluates them thousands of times.
@@ -446,6 +470,20 @@ class Sizes:
                 if c <= 0 or (whole and (trips % c or trips < c)) or (short and trips >= c):
                     return False
         return True
+
+    def why_not(self, sizes: dict[str, int], moved: str) -> set[str] | None:
+        """The names the relations `sizes` breaks read (`sizes` the state `holds` refused, which
+        differs from one that held in `moved` alone): until one of them changes, `moved` cannot
+        move so. None where that cannot be told (a term not computed, relations not checked by
+        arrays)."""
+        if sizes[moved] < 2:
+            return set()
+        v = self.values(sizes)
+        relations = getattr(self, "_relations", None)
+        if v is None or relations is None or relations.holds(v) is not False:
+            return None
+        broken = relations.violated(v)
+        return set().union(*(self.reads(i) for i in broken)) if broken else None
 
     def cost(self, sizes: dict[str, int]) -> float:
         v = self.values(sizes)
@@ -839,20 +877,43 @@ def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = N
     # keeps every relation; the cheapest state on the way is the choice (a smaller tile can
     # mean more trips of the loop around it).
     moved = True
+    # A size whose every move broke relations stays where it is until a size those relations
+    # read has moved: trying it again before would break them again (the same values). Among a
+    # package's hundred sizes most tries were such.
+    stuck: dict[str, set[str]] = {}
+
+    def moved_to(new: dict[str, int]) -> None:
+        changed = {n for n in new if new[n] != state[n]}
+        for n in [n for n, why in stuck.items() if n in changed or why & changed]:
+            del stuck[n]
+
     while moved:
         moved = False
         for name in sorted(names, key=lambda n: -state[n]):
-            trial = next((t for p in _primes(state[name]) if model.holds(t := {**state, name: state[name] // p})), None)
+            if name in stuck:
+                continue
+            trial, why = None, set()
+            for p in _primes(state[name]):
+                t = {**state, name: state[name] // p}
+                if model.holds(t):
+                    trial = t
+                    break
+                broke = model.why_not(t, name)
+                why = why | broke if why is not None and broke is not None else None
             if trial is not None:
+                moved_to(trial)
                 state = trial
                 path.append(dict(state))
                 moved = True
                 break
+            if why is not None:
+                stuck[name] = why
         if not moved:
             # All sizes together but those a broken relation reads: the sizes that meet one
             # another across many statements (a package of modules) keep their ratios.
             trial = _group_move(model, state, names)
             if trial is not None:
+                moved_to(trial)
                 state = trial
                 path.append(dict(state))
                 moved = True
@@ -861,6 +922,7 @@ def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = N
             for a, b in itertools.combinations(sorted(names, key=lambda n: -state[n]), 2):
                 p = next((q for q in _primes(state[a]) if state[b] % q == 0), None)
                 if p is not None and model.holds(t := {**state, a: state[a] // p, b: state[b] // p}):
+                    moved_to(t)
                     state = t
                     path.append(dict(state))
                     moved = True
@@ -869,7 +931,12 @@ def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = N
     cheapest = min(range(len(path)), key=lambda i: (costs[i], -i))
     path = path[:cheapest + 1]
     if descend:
-        path += _descend(model, path[-1], names)
+        # A constant no priced shape or loop reads (a tile's row count, in kernel bodies only)
+        # may still be tied to sizes that are (`D_OUT_CHUNK` a multiple of `RECV_TILE`): the
+        # search moves it where a move of theirs ties it in, or they could not move at all.
+        tied = model.tied_to(set(names)) & set(model.base) - set(names)
+        tied = sorted(n for n in tied if allowed is None or n in allowed)
+        path += _descend(model, {**{n: model.base[n] for n in tied}, **path[-1]}, names + tied)
     def changed(state: dict[str, int]) -> dict[str, int]:
         """The sizes that moved and matter: one that no size of the kernel depends on (a module
         default a given builder parameter replaces) stays as the file has it."""
@@ -881,7 +948,13 @@ def choose(tree: ast.Module, fixed: dict[str, int], allowed: set[str] | None = N
 
         return {n: v for n, v in moved.items() if matters(n)}
     picks = [path[-1]]
-    for fraction in (0.5,):  # a larger fallback along the way
+    if descend:
+        # Among many modules the path is long and its middle may be far past any patience: the
+        # fallback is the largest state on it a package runs at in a few seconds.
+        s = next((s for s in path if model.cost(s) <= PACKAGE_LIMIT), path[-1])
+        if s not in picks:
+            picks.append(s)
+    for fraction in () if descend else (0.5,):  # a larger fallback along the way
         s = path[int((len(path) - 1) * fraction)]
         if s not in picks:
             picks.append(s)

@@ -36,7 +36,8 @@ def _tied(model, state: dict[str, int], name: str, p: int, names: set, up: bool 
         return state[n] * p <= model.base[n] and model.base[n] % (state[n] * p) == 0 if up else \
             state[n] % p == 0 and state[n] // p >= 2
 
-    for _ in range(len(names)):
+    held: set[str] = set()  # moved along, then found to be what broke an equality: held back
+    for _ in range(2 * len(names)):
         trial = {**state, **{n: state[n] * p if up else state[n] // p for n in moving}}
         values = model.values(trial)
         if values is None:
@@ -52,9 +53,16 @@ def _tied(model, state: dict[str, int], name: str, p: int, names: set, up: bool 
                 return trial
             # A chunk that must keep dividing the size it cuts moves with it.
             reads = {n for i in model._relations.violated(values) for n in model.reads(i)}
-        more = {n for n in reads if n in names and n not in moving and moves(n)}
+        more = {n for n in reads if n in names and n not in moving | held and moves(n)}
         if not more:
-            return None
+            # What the relations read is all moving already: a size tied in along the way (a
+            # ratio two modules share, one as a literal) is what breaks them; it stays instead.
+            back = reads & moving - held - {name}
+            if not back:
+                return None
+            moving -= back
+            held |= back
+            continue
         moving |= more
     return None
 
@@ -70,18 +78,28 @@ def descend(model, state: dict[str, int], names: list[str]) -> list[dict[str, in
     # move when a move ties them in.
     priced = {i for dims in model.tensors for i in dims} | {i for nest in model.nests for loop in nest for i in loop}
     starts = [n for n in names if any(n in model.reads(i) for i in priced)]
+    # Only the moves that saved something last time are tried again, until none of them saves
+    # enough; then every move once more. A move refused or of no use mostly stays so, and a
+    # package has a hundred sizes: each pass over all of them took seconds.
+    hopeful: list[str] | None = None
     while True:
-        best, best_cost = None, cost
-        for name in starts:
+        best, best_cost, saving = None, cost, []
+        for name in starts if hopeful is None else hopeful:
             # Down by the smallest prime, or back up towards the file's own size (a tile the
             # walk made small, under loops it made long).
             steps = [(p, False) for p in primes(state[name])[:1] if state[name] >= 4]
             steps += [(p, True) for p in primes(model.base[name] // state[name])[:1]]
             for p, up in steps:
                 trial = _tied(model, state, name, p, allowed, up)
-                if trial is not None and (c := model.cost(trial)) < best_cost:
-                    best, best_cost = trial, c
+                if trial is not None and (c := model.cost(trial)) < cost:
+                    saving.append(name)
+                    if c < best_cost:
+                        best, best_cost = trial, c
         if best is None or best_cost > cost * (1 - _DESCENT_GAIN):
-            return path
+            if hopeful is None:
+                return path
+            hopeful = None  # the few gave out: all of them once more
+            continue
         state, cost = best, best_cost
+        hopeful = list(dict.fromkeys(saving))
         path.append(dict(state))

@@ -4,11 +4,30 @@ review markers for the engine to write."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+
 import libcst as cst
 
 from ..model.kernels import OpIndex
 from ..rulebook.loading import ApiTable, Rule
 from ..syntax.positions import starts
+
+
+# The texts of the modules beside the file that it imports (module name -> text), given by
+# whoever knows where the file is (the runner): a rule reads what a kernel of another module
+# does to the tensors handed to it. Empty for a text without a place (stdin, tests).
+_NEIGHBOURS: ContextVar[Mapping[str, str]] = ContextVar("neighbours", default={})
+
+
+@contextmanager
+def neighbours_given(texts: Mapping[str, str]) -> Iterator[None]:
+    token = _NEIGHBOURS.set(texts)
+    try:
+        yield
+    finally:
+        _NEIGHBOURS.reset(token)
 
 
 class Context:
@@ -24,6 +43,8 @@ class Context:
         self.node_flags: dict[cst.CSTNode, list[tuple[Rule, str]]] = {}
         self.statement_edits: dict[cst.CSTNode, list[tuple[Rule, str, str]]] = {}
         self.open_statements: list[cst.CSTNode] = []  # the statements being traversed, innermost last
+        self.neighbours: Mapping[str, str] = _NEIGHBOURS.get()
+        self.within: frozenset[str] = frozenset()  # the neighbours being read on the way here (a cycle stops)
 
     def plan(self):
         """The migration plan of this file, computed once, on the input, for all rules."""

@@ -19,6 +19,7 @@ from ..migrate import stages
 from ..check.results import Edit, Finding, SourceError
 from ..rulebook.loading import default_rules_dir, load_api, load_rules, newest_step, oldest_step, rule_files
 from ..text.sources import FileProblem, decode, display_path, read_bytes, write_atomic
+from .neighbours import keyed, neighbours
 
 LEFTOVER_ID = "API"  # findings about removed API that no rule rewrote
 # An open review marker on a line of a diff (`reviewed` is closed); the full pattern is
@@ -134,16 +135,20 @@ def balanced_map(*args):
     return spread(*args)
 
 
-def migrate_text(text: str, job: Job, strict: bool | None = None):
+def migrate_text(text: str, job: Job, strict: bool | None = None, neighbours: dict[str, str] | None = None):
     """The engine on one text, with the job's rules (every rule id is known to markers),
-    through the version steps the text needs to reach the job's target."""
+    through the version steps the text needs to reach the job's target. `neighbours`: the texts
+    of the modules beside the file that it imports (`run.neighbours`), where it has a place."""
     from ..migrate.chain import migrate_steps, steps_for
+    from ..migrate.context import neighbours_given
 
     # The rules of the steps up to the target (a later step's never run); a marker may name any.
     rules = tuple(r for r in load_rules(job.rules_dir, job.target or None) if r.id in job.rule_ids)
     known = frozenset(f.id for f in rule_files(job.rules_dir)) | {LEFTOVER_ID}
     steps = steps_for(text, rules, job.target, job.start, job.rules_dir)
-    return migrate_steps(text, steps, known, job.strict if strict is None else strict, migrate, staged=_narrowed(job))
+    with neighbours_given(neighbours or {}):
+        return migrate_steps(text, steps, known, job.strict if strict is None else strict, migrate,
+                             staged=_narrowed(job))
 
 
 def _key(job: Job) -> str:
@@ -163,11 +168,12 @@ def _cache(job: Job):
     return ResultCache(job.cache_dir, key)
 
 
-def _migration(data: bytes, text: str, job: Job, entry: dict | None = None, key: str = ""):
+def _migration(data: bytes, text: str, job: Job, entry: dict | None = None, key: str = "", path: Path | None = None):
     """The migration of a file's text and the body of its diff: from the cache when it holds
     them (`entry` under `key`, when the caller looked already), else computed and kept there."""
     cache = _cache(job)
-    key = key or (cache.content_key(data) if cache is not None else "")
+    texts = neighbours(path, data)
+    key = key or (cache.content_key(keyed(data, texts)) if cache is not None else "")
     if cache is not None:
         from .cache import error_entry, from_entry, result_entry
 
@@ -179,7 +185,7 @@ def _migration(data: bytes, text: str, job: Job, entry: dict | None = None, key:
             except (KeyError, TypeError, ValueError):
                 pass  # an entry of another shape (written by hand, or by a bug): done again
     try:
-        result = migrate_text(text, job)
+        result = migrate_text(text, job, neighbours=texts)
     except SourceError as exc:  # the file's own problem, the same next time
         if cache is not None:
             cache.put(key, error_entry(exc))
@@ -205,7 +211,7 @@ def process(path: Path, job: Job, known: tuple[bytes, dict, str] | None = None, 
             data, entry, key = known if known is not None else (read_bytes(path, job.max_file_size), None, "")
             text = decode(data)
         outcome.uses_pypto = "pypto" in text
-        result, body = _migration(data, text, job, entry, key)
+        result, body = _migration(data, text, job, entry, key, None if stdin else path)
         if stdin:
             outcome.output = result.output
         outcome.edits = sorted(result.edits, key=lambda e: (e.line, e.column))
@@ -370,7 +376,7 @@ def _look(path: Path, job: Job) -> tuple[float, tuple[bytes, dict, str] | None]:
         return 0.0, None
     cache = _cache(job)
     if cache is not None and job.verify is None and job.compile is None:
-        key = cache.content_key(data)
+        key = cache.content_key(keyed(data, neighbours(path, data)))
         entry = cache.get(key)
         if entry is not None:
             return 0.0, (data, entry, key)

@@ -6,6 +6,8 @@ before a whole write becomes `InOut`.
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from ...syntax.nodes import code
@@ -14,6 +16,12 @@ from .base import Upgrade, argument, decorated_as, keyword, positional
 from .cover import _covers, constant_window, covers, covers_subscript, windows_cover
 from .infer import Site
 from ..registry import kind
+
+# What a neighbour module's kernel does to its parameters (`OutParams._imported`), per process:
+# keyed by the module's digest (its text and its own neighbours'), so a folder's modules are
+# read once, whichever of its files imports them.
+_READ: dict = {}
+_READ_KEPT = 512
 
 WRITES = {"store": (2, "output_tensor"), "assemble": (0, "target"), "write": (0, "dst"), "store_scalar": (0, "tensor"),
           "setval": (0, "tile")}
@@ -28,6 +36,8 @@ class OutParams(Upgrade):
         self._first: dict[str, dict[str, tuple[bool, bool]]] = {}  # function -> param -> (read first, whole)
         self._open: set = set()
         self._rebinds: dict = {}  # function -> its parameters re-bound to a new value (site, name)
+        self._imported_names: dict | None = None
+        self._neighbours: dict = {}  # neighbour module -> this kind's decisions there (`_neighbour`)
         super().begin(ctx)
         by_function = self.sites_by_function()
         for func in self.info.functions:
@@ -289,11 +299,14 @@ class OutParams(Upgrade):
         callee = node.func.attr.value if isinstance(node.func, cst.Attribute) else node.func.value if isinstance(node.func, cst.Name) else None
         directions = self._direction("in", callee)
         func = self.info.function_named(callee)
-        if directions is None or func is None:
+        if directions is not None and func is not None:
+            first = self._direction("first", callee)
+            declared = _declared(func, self.info.ops)
+            params = [p.name.value for p in func.params.params if p.name.value != "self"]
+        elif isinstance(node.func, cst.Name) and (found := self._imported(callee)) is not None:
+            params, directions, first, declared = found
+        else:
             return
-        params = [p.name.value for p in func.params.params if p.name.value != "self"]
-        first = self._direction("first", callee)
-        declared = _declared(func, self.info.ops)
 
         def effect(param):
             # (reads what the caller passed, writes it whole): measured in the callee where it writes
@@ -309,6 +322,68 @@ class OutParams(Upgrade):
         for a in node.args:
             if a.keyword is not None and directions.get(a.keyword.value, "In") != "In" and isinstance(a.value, cst.Name):
                 yield a.value.value, a.value, *effect(a.keyword.value)
+
+    def _imported(self, name: str):
+        """(parameter names, directions, how it writes its parameters, declared directions) of a
+        kernel function `name` the file imports from a module beside it (`from m import name`):
+        what that module's own migration decides for it, read off the module's text (the
+        original or its migration: the directions come out the same). None where it cannot be
+        read. Plain data: no tree of another module outlives its reading."""
+        imported = self._imports().get(name)
+        if imported is None:
+            return None
+        module, original = imported
+        done = self._neighbours
+        if (module, original) not in done:
+            within = getattr(self.ctx, "within", frozenset())
+            digest = getattr(self.ctx.neighbours, "digest", {}).get(module)
+            key = (self.rule.id, id(self.api), module, original, within, digest)
+            kept = _READ.get(key) if digest is not None else None
+            if kept is not None and kept[0] is self.api:  # the table itself is kept: its id is not reused
+                done[module, original] = kept[1]
+            else:
+                done[module, original] = found = self._neighbour(module, original, within)
+                if digest is not None:
+                    if len(_READ) >= _READ_KEPT:
+                        _READ.clear()
+                    _READ[key] = (self.api, found)
+        return done[module, original]
+
+    def _imports(self) -> dict[str, tuple[str, str]]:
+        """Local name -> (neighbour module, its name there) of the file's top-level imports."""
+        if getattr(self, "_imported_names", None) is None:
+            self._imported_names = {}
+            texts = getattr(self.ctx, "neighbours", None) or {}
+            for statement in self.ctx.module.body:
+                for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+                    if not isinstance(small, cst.ImportFrom) or small.relative or not isinstance(small.module, cst.Name) \
+                            or small.module.value not in texts or isinstance(small.names, cst.ImportStar):
+                        continue
+                    for alias in small.names:
+                        if isinstance(alias.name, cst.Name):
+                            local = alias.asname.name.value if alias.asname is not None else alias.name.value
+                            self._imported_names[local] = (small.module.value, alias.name.value)
+        return self._imported_names
+
+    def _neighbour(self, module: str, name: str, within: frozenset):
+        """This kind run (deciding only) over the part of a neighbour module that `name` is (the
+        function and those of its module it calls): `_imported`'s answer; None where the module
+        cannot be parsed, or is on the way here already (an import cycle)."""
+        if module in within:
+            return None
+        try:
+            tree = cst.parse_module(_reached(self.ctx.neighbours[module].lstrip("\ufeff"), name))
+        except (cst.ParserSyntaxError, RecursionError, ValueError, SyntaxError):
+            return None
+        ctx = type(self.ctx)(tree, self.api)
+        ctx.neighbours, ctx.within = self.ctx.neighbours, within | {module}
+        other = OutParams(self.rule, self.api)
+        other.begin(ctx)
+        func, directions = other.info.function_named(name), other.directions.get(name)
+        if func is None or directions is None:
+            return None
+        params = [p.name.value for p in func.params.params if p.name.value != "self"]
+        return params, dict(directions), dict(other._first.get(name, {})), _declared(func, other.info.ops)
 
     def _whole(self, call, name: str, param: str, site, sites) -> bool:
         if keyword(call, "atomic") is not None or (name == "store" and argument(call, 3, "shapes") is not None):
@@ -330,6 +405,29 @@ class OutParams(Upgrade):
             return False
         return _covers(site, self.info, [(o.value, code(s.value)) for o, s in zip(offsets.elements, shape.elements)],
                        param, sites)
+
+
+def _reached(text: str, name: str) -> str:
+    """A neighbour module's text with only the function `name` and the module's functions and
+    classes it calls (by name, transitively) kept, and its imports and constants: the rest
+    (golden references, test harnesses and entries, most of a model file) is blanked out, as
+    LibCST parses slowly. Lines keep their numbers."""
+    tree = ast.parse(text)
+    defs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    keep, todo = set(), [name]
+    while todo:
+        n = todo.pop()
+        if n in defs and n not in keep:
+            keep.add(n)
+            todo.extend(c.id for c in ast.walk(defs[n]) if isinstance(c, ast.Name))
+    lines = text.splitlines(keepends=True)
+    for node in tree.body:
+        dropped = getattr(node, "name", None) in defs and node.name not in keep
+        if dropped or isinstance(node, ast.If) and "__main__" in ast.unparse(node.test):
+            first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+            for i in range(first - 1, node.end_lineno or node.lineno):
+                lines[i] = "\n"
+    return "".join(lines)
 
 
 def _after(site: Site, done, order: dict) -> bool:
