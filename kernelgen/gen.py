@@ -705,6 +705,10 @@ def aug_kernel(draw) -> Kernel:
                                             "helper"], families)))
         idioms.append(kind)
         a, b2 = pick(), pick()
+        # A tile back from a cube buffer keeps the cube's layout, which ops reading the ND layout
+        # refuse at 2026-08 (row_expand_add, gather_compare: "requires src0 effective blayout to
+        # be row_major"): the era's code reads the row-major first value instead
+        a, b2 = (names[0] if n in other_layout else n for n in (a, b2))
         v = f"v{counter[0]}"
         counter[0] += 1
         start = len(body.out)
@@ -822,9 +826,9 @@ def aug_kernel(draw) -> Kernel:
             body.add(f"{v} = pl.mul({b2}, s{v})")
         elif kind == "helper" and not shape.startswith("jit"):
             helpers.add(_helper("Tensor" if tensor else "Tile"))
-            # inlined at each call, its result name takes the operand's type: e2d0f78ae refuses a
-            # second call on a tile of another layout (one back from Mat: "Cannot reassign")
-            body.add(f"{v} = scale_shift({a if a not in other_layout else names[0]})")
+            # inlined at each call, its result name takes the operand's type: a second call on a
+            # tile of another layout would be refused ("Cannot reassign"); `a` is row-major (above)
+            body.add(f"{v} = scale_shift({a})")
         else:
             idioms[-1] = "scalar"
             body.add(f"{v} = pl.mul({a}, 2.0)")
