@@ -71,8 +71,7 @@ class Upgrade:
         """A name the function does not use yet (and will not, once given out)."""
         used = self._names.get(site.function)
         if used is None:
-            used = {n.value for n in walk(site.function) if isinstance(n, cst.Name)}
-            self._names[site.function] = used
+            used = self._names[site.function] = set(names_in(site.function))
         name, n = base, 2
         while name in used:
             name, n = f"{base}_{n}", n + 1
@@ -97,6 +96,13 @@ class Upgrade:
     leave_Call = leave_Subscript = leave_UnaryOperation = leave_Annotation = leave_Name = _leave
     leave_If = leave_While = leave_With = leave_For = leave_SimpleStatementLine = leave_Assign = _leave
     leave_Integer = leave_Comparison = leave_BinaryOperation = leave_Attribute = leave_SubscriptElement = _leave
+
+
+def names_in(node) -> frozenset[str]:
+    """The names a subtree uses: asked by every kind that makes up a name, once per function."""
+    from ...syntax.memo import cached
+
+    return cached("names-in", node, lambda n: frozenset(m.value for m in walk(n) if type(m) is cst.Name))
 
 
 def binding(statement) -> tuple[str | None, cst.BaseExpression | None]:

@@ -42,7 +42,7 @@ class RunBytes:
     def _at_once_of(self, function, site) -> tuple[int, object, list[str]]:
         most, call, names = 0, None, []
         for node in walk(site.statement):
-            if not isinstance(node, cst.Call):
+            if type(node) is not cst.Call:
                 continue
             total, seen = 0, []
             for arg in positional(node):

@@ -146,7 +146,7 @@ class AutoChunk(Upgrade):
             else:
                 break
         parts = [inner.body, getattr(inner, "orelse", None)]
-        return any(isinstance(n, cst.For) and self._tileable(n) for part in parts if part is not None for n in walk(part))
+        return any(type(n) is cst.For and self._tileable(n) for part in parts if part is not None for n in walk(part))
 
     def _outliner(self, func) -> Outliner:
         cache = self.__dict__.setdefault("_outliners", {})

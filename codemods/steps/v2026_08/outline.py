@@ -98,7 +98,7 @@ class Outliner:
     def _kind(self, statement) -> str:
         """'stays' in the orchestration, 'allocation' (a tensor the next kernel may claim) or
         'kernel'."""
-        if any(isinstance(n, cst.With) and any(self._scope(i.item) for i in n.items) for n in walk(statement)):
+        if any(type(n) is cst.With and any(self._scope(i.item) for i in n.items) for n in walk(statement)):
             return "stays"  # a kernel already, or a loop around kernels
         if isinstance(statement, cst.SimpleStatementLine):
             small = statement.body
@@ -124,7 +124,7 @@ class Outliner:
 
 
 def _names(node, name: str) -> bool:
-    return any(isinstance(n, cst.Name) and n.value == name for n in walk(node))
+    return any(type(n) is cst.Name and n.value == name for n in walk(node))
 
 
 def _calls(small) -> bool:
