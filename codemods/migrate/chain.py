@@ -26,6 +26,7 @@ from ..syntax.memo import per_file
 from ..text.long_diff import line_opcodes
 from . import stages
 from .collector import cycle_collector_off
+from .parsing import accepted, ast_children
 
 
 class Step(NamedTuple):
@@ -48,6 +49,7 @@ def _read_forms(text: str, module: str) -> set[str]:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
+    accepted(text)
     head, _, last = module.rpartition(".")
     names: dict[str, str] = {}  # a local name -> the path it stands for ("" = the module itself)
     # One walk sorts out the few kinds of node read below (exact types: every node is asked).
@@ -96,19 +98,12 @@ def _read_forms(text: str, module: str) -> set[str]:
 
 
 def _walk(tree: ast.AST):
-    """`ast.walk`, in its order, without its two generators per node (a big file has a million
-    nodes): each node's fields are read here."""
+    """`ast.walk`, in its order, without its generators per node (a big file has a million)."""
     todo = deque([tree])
-    take, put, node_type = todo.popleft, todo.append, ast.AST
     while todo:
-        node = take()
+        node = todo.popleft()
         yield node
-        for name in node._fields:
-            value = getattr(node, name, None)
-            if isinstance(value, node_type):
-                put(value)
-            elif isinstance(value, list):
-                todo.extend([item for item in value if isinstance(item, node_type)])
+        todo.extend(ast_children(node))
 
 
 SUBSCRIPT_STORE = "[]="  # the form `out[r0:r1, :] = v` of `forms`: a store into a Tensor parameter's window
