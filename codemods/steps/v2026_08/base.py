@@ -79,10 +79,14 @@ class Upgrade:
         return name
 
     def calls(self, site: Site, *names: str):
-        """The calls of the statement (outside nested statements) to `pl.<name>` or `pl.<ns>.<name>`."""
-        for node, op in site.calls:
-            if op.rpartition(".")[2] in names:
-                yield node, op
+        """The calls of the statement (outside nested statements) to `pl.<name>` or `pl.<ns>.<name>`,
+        in order (read only)."""
+        found = [entries for name in names if (entries := site.calls_named(name))]
+        if not found:
+            return ()
+        if len(found) == 1:
+            return found[0]
+        return [(node, op) for node, op in site.calls if op.rpartition(".")[2] in names]
 
     @staticmethod
     def text(node) -> str:
@@ -192,7 +196,7 @@ KERNEL_SCOPES = ("at", "incore", "auto_incore")
 
 def kernel_scope(node, info) -> bool:
     """`with pl.at(...)`, `pl.incore()`, `pl.auto_incore()`: a scope whose body is (or becomes) a kernel."""
-    return isinstance(node, cst.With) and any((info.op(i.item) or "").rpartition(".")[2] in KERNEL_SCOPES
+    return type(node) is cst.With and any((info.op(i.item) or "").rpartition(".")[2] in KERNEL_SCOPES
                                               for i in node.items)
 
 

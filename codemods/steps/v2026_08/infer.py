@@ -55,6 +55,7 @@ class Site:
     # for some of them (`Upgrade.calls`), and most nodes are none
     calls: list[tuple[cst.Call, str]] = field(default_factory=list)
     _by_type: dict | None = field(default=None, repr=False, compare=False)
+    _by_name: dict | None = field(default=None, repr=False, compare=False)
 
     def of(self, kind: type) -> list[cst.CSTNode]:
         """The nodes of `own` of exactly this LibCST class (its classes are final), in order:
@@ -70,6 +71,16 @@ class Site:
                 else:
                     found.append(node)
         return by.get(kind, ())
+
+    def calls_named(self, name: str) -> list[tuple[cst.Call, str]]:
+        """The entries of `calls` whose op is `name` in any namespace (`slice`: `tile.slice` too),
+        in order: grouped once per statement, for the kinds that each ask for a few names."""
+        by = self._by_name
+        if by is None:
+            by = self._by_name = {}
+            for entry in self.calls:
+                by.setdefault(entry[1].rpartition(".")[2], []).append(entry)
+        return by.get(name, ())
 
 
 @dataclass
@@ -359,11 +370,19 @@ def _subscript(expr: cst.Subscript, env, info) -> Val:
 
 
 def _arg(call: cst.Call, index: int, name: str):
+    """The argument `name=`, else the `index`-th positional one (not `*a`), else None: one pass
+    over the arguments (asked several times of every call a statement makes)."""
+    found, n = None, 0
     for a in call.args:
-        if a.keyword is not None and a.keyword.value == name:
-            return a.value
-    positional = [a.value for a in call.args if a.keyword is None and not a.star]
-    return positional[index] if index < len(positional) else None
+        keyword = a.keyword
+        if keyword is not None:
+            if keyword.value == name:
+                return a.value
+        elif not a.star:
+            if n == index:
+                found = a.value
+            n += 1
+    return found
 
 
 def _call(call: cst.Call, env, info: Module) -> Val:
