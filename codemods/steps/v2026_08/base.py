@@ -16,7 +16,8 @@ import libcst as cst
 from ...model.kernels import KERNEL_TYPES
 from ...rulebook.loading import ApiTable, Rule
 from ...syntax.nodes import code
-from ...syntax.traversal import walk
+from ...syntax.memo import cached
+from ...syntax.traversal import own_and_nested, walk
 from .infer import Module, Site, infer
 
 Rewrite = Callable[[cst.CSTNode], cst.CSTNode]
@@ -103,10 +104,18 @@ class Upgrade:
 
 
 def names_in(node) -> frozenset[str]:
-    """The names a subtree uses: asked by every kind that makes up a name, once per function."""
-    from ...syntax.memo import cached
+    """The names a subtree uses: asked by every kind that makes up a name, once per function.
+    Kept per statement for the file, so that a function a phase rewrote in part takes the
+    names of the statements it kept from the tree before."""
+    return cached("names-in", node, _names_in)
 
-    return cached("names-in", node, lambda n: frozenset(m.value for m in walk(n) if type(m) is cst.Name))
+
+def _names_in(node) -> frozenset[str]:
+    own, nested = own_and_nested(node)
+    names = {n.value for n in own if type(n) is cst.Name}
+    for statement in nested:
+        names |= names_in(statement)
+    return frozenset(names)
 
 
 def binding(statement) -> tuple[str | None, cst.BaseExpression | None]:
