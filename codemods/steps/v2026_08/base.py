@@ -31,7 +31,9 @@ class Upgrade:
     def begin(self, ctx) -> None:
         self.ctx = ctx
         self.info: Module = infer(ctx.module, ctx.ops, self.api)
-        self.decisions: dict[cst.CSTNode, Rewrite] = {}
+        # id(node) -> (node, how): identity is what is meant, and the hooks ask at every node
+        # they leave (a node's own __hash__ is a Python call)
+        self.decisions: dict[int, tuple[cst.CSTNode, Rewrite]] = {}
         self._names: dict[cst.FunctionDef, set[str]] = {}
         for site in self.info.sites:
             self.scan(site)
@@ -40,7 +42,7 @@ class Upgrade:
         raise NotImplementedError
 
     def interest(self, ctx):
-        return self.decisions.keys()
+        return [node for node, _ in self.decisions.values()]
 
     def idle(self) -> bool:
         """Nothing decided: each hook would return None at every node (the engine then hooks none
@@ -53,7 +55,7 @@ class Upgrade:
 
     # -- decisions -----------------------------------------------------------------------
     def rewrite(self, node: cst.CSTNode, how: Rewrite) -> None:
-        self.decisions[node] = how
+        self.decisions[id(node)] = (node, how)
 
     def flag(self, site: Site, message: str) -> None:
         self.ctx.flag_at(self.rule, site.statement, message)
@@ -95,8 +97,8 @@ class Upgrade:
 
     # -- hooks ---------------------------------------------------------------------------
     def _leave(self, original, updated, ctx):
-        how = self.decisions.get(original)
-        return how(updated) if how is not None else None
+        hit = self.decisions.get(id(original))
+        return hit[1](updated) if hit is not None else None
 
     leave_Call = leave_Subscript = leave_UnaryOperation = leave_Annotation = leave_Name = _leave
     leave_If = leave_While = leave_With = leave_For = leave_SimpleStatementLine = leave_Assign = _leave
