@@ -15,6 +15,7 @@ own parser; nothing here imports LibCST, so that a run served from the cache sta
 from __future__ import annotations
 
 import ast
+from collections import deque
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -25,6 +26,7 @@ from ..syntax.memo import per_file
 from ..text.long_diff import line_opcodes
 from . import stages
 from .collector import cycle_collector_off
+from .parsing import accepted, ast_children
 
 
 class Step(NamedTuple):
@@ -47,11 +49,12 @@ def _read_forms(text: str, module: str) -> set[str]:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
+    accepted(text)
     head, _, last = module.rpartition(".")
     names: dict[str, str] = {}  # a local name -> the path it stands for ("" = the module itself)
     # One walk sorts out the few kinds of node read below (exact types: every node is asked).
     imports, named, calls, functions = [], [], [], []
-    for node in ast.walk(tree):
+    for node in _walk(tree):
         kind = type(node)
         if kind is ast.Attribute or kind is ast.Name:
             named.append(node)
@@ -94,6 +97,15 @@ def _read_forms(text: str, module: str) -> set[str]:
     return found
 
 
+def _walk(tree: ast.AST):
+    """`ast.walk`, in its order, without its generators per node (a big file has a million)."""
+    todo = deque([tree])
+    while todo:
+        node = todo.popleft()
+        yield node
+        todo.extend(ast_children(node))
+
+
 SUBSCRIPT_STORE = "[]="  # the form `out[r0:r1, :] = v` of `forms`: a store into a Tensor parameter's window
 
 
@@ -104,9 +116,23 @@ def _stores_by_subscript(function: ast.FunctionDef, names: dict[str, str], modul
     tensors = {a.arg for a in [*function.args.args, *function.args.kwonlyargs]
                if isinstance(a.annotation, ast.Subscript)
                and _path(a.annotation.value, names, module) in ("Tensor", "Out", "InOut")}
-    return any(isinstance(n, ast.Assign) and any(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)
-                                                  and t.value.id in tensors for t in n.targets)
-               for n in ast.walk(function))
+    return any(any(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id in tensors
+                   for t in n.targets) for n in _assignments(function))
+
+
+def _assignments(function: ast.FunctionDef):
+    """The `=` statements in a function, at any depth (nested functions' too): an assignment is
+    a statement, so only the lists of statements are gone through, not every expression."""
+    stack = list(function.body)
+    while stack:
+        node = stack.pop()
+        if type(node) is ast.Assign:
+            yield node
+            continue
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            inner = getattr(node, name, None)
+            if type(inner) is list:
+                stack.extend(inner)
 
 
 def _path(node: ast.AST, names: dict[str, str], module: str) -> str:

@@ -7,6 +7,7 @@ its text -> CPython's parser checks the text -> findings read off the new tree a
 
 from __future__ import annotations
 
+import dataclasses
 from typing import NamedTuple
 from collections.abc import Callable
 from functools import lru_cache
@@ -22,7 +23,7 @@ from ..syntax.positions import Printed, code_starts_and_texts, standalone
 from ..syntax.rewrite import rewrite
 from ..check.results import Edit, EngineError, Result, SourceError
 from ..rulebook.loading import ApiTable, Rule
-from ..syntax.traversal import STATEMENT_TYPES, ancestors, made_from
+from ..syntax.traversal import STATEMENT_TYPES, ancestors, made_from, statements_below
 from . import stages
 from .collector import cycle_collector_off
 from .context import Context
@@ -105,15 +106,17 @@ class _Dispatcher(cst.CSTTransformer):
         that places the phase's edits (a loop a rule wraps is not printed twice more)."""
         return None if standalone(type(node)) else self._code(node)
 
-    def texts(self, printed: dict[int, str], printed_after: dict[int, str]) -> list[tuple[str, str]]:
+    def texts(self, printed: dict[int, str], printed_after: dict[int, str], output: Printed | None = None
+              ) -> list[tuple[str, str]]:
         """Before and after of each touched node, `printed` filling the befores left open and
-        `printed_after` the afters (a node not found there, replaced again, is printed alone)."""
-        out = []
+        `printed_after` the afters (a node not found there, replaced again, is printed alone).
+        `output`: the output printed whole, where it was."""
+        out, relined = [], _Relined(output, self._code)
         for (_, node), (was, now) in zip(self.touched, self._texts):
             if was is None:  # a node printed only inside its parent was not recorded: print it alone
                 was = printed[id(node)] if id(node) in printed else self._code(node)
             if isinstance(now, _Later):
-                now = "".join(printed_after[id(n)] if id(n) in printed_after else self._code(n) for n in now.nodes).strip()
+                now = "".join(printed_after[id(n)] if id(n) in printed_after else relined.text(n) for n in now.nodes).strip()
             out.append((was.strip(), now))
         return out
 
@@ -238,6 +241,40 @@ class _Dispatcher(cst.CSTTransformer):
 
 
 _BLOCKS = frozenset({cst.IndentedBlock, cst.Module})
+
+
+class _Relined:
+    """The code of a statement a rule made that the output holds with other leading lines only
+    (a review marker written above it, a block unwrapped around it that gave it its comments):
+    a statement's code is its leading lines' and then the rest's, so the rest is read off the
+    output's print of the statement that holds the same fields, and this one's lines put before
+    it. Anything else, or without the output printed whole, is printed alone."""
+
+    def __init__(self, output: Printed | None, code: Callable[[cst.CSTNode], str]) -> None:
+        self.output, self.code = output, code
+        self.by_body: dict[int, cst.CSTNode] | None = None
+
+    def text(self, node) -> str:
+        if self.output is not None and type(node) in STATEMENT_TYPES:
+            if self.by_body is None:  # the output's statements by the body each holds
+                self.by_body = {id(s.body): s for s in statements_below(self.output.module)}
+            other = self.by_body.get(id(node.body))
+            if other is not None and other is not node and type(other) is type(node) and all(
+                    getattr(other, name) is getattr(node, name) for name in _but_lines(type(node))):
+                whole = self.output.texts([other]).get(id(other))
+                lines = self._lines(other)
+                if whole is not None and whole.startswith(lines):
+                    return self._lines(node) + whole[len(lines):]
+        return self.code(node)
+
+    def _lines(self, statement) -> str:
+        return "".join(self.code(line) for line in statement.leading_lines)
+
+
+@lru_cache(maxsize=None)
+def _but_lines(kind: type) -> tuple[str, ...]:
+    """A statement class's fields but its leading lines."""
+    return tuple(f.name for f in dataclasses.fields(kind) if f.name != "leading_lines")
 
 
 class _Later(NamedTuple):
@@ -430,14 +467,16 @@ def _phases(module: cst.Module, body: str, rules: tuple[Rule, ...], api: ApiTabl
         source = printed_tree
         before, where, printed = printed_tree.code, printed_tree.starts(nodes), printed_tree.texts(unprinted)
         # The phase's output shares most statements with its input: their text is copied from it.
+        output = None  # the output printed whole, where it is
         if phase == phases[-1] and not print_out:
             new_text, _, printed_after = code_starts_and_texts(new_tree, (), dispatcher.later(), printed_tree)
         else:  # printed whole: the next phase edits it
             printed_tree = Printed(new_tree, printed_tree)
             new_text, printed_after = printed_tree.code, printed_tree.texts(dispatcher.later())
+            output = printed_tree
         edits += [  # a node a rule rebuilt as it was is no edit (PTO183 re-wrote a block of statements it left alone)
             Edit(rule.id, *where[id(node)], rule.safety, was, now)
-            for (rule, node), (was, now) in zip(dispatcher.touched, dispatcher.texts(printed, printed_after))
+            for (rule, node), (was, now) in zip(dispatcher.touched, dispatcher.texts(printed, printed_after, output))
             if was != now
         ]
         touched.update(rule.id for rule, _ in dispatcher.touched)

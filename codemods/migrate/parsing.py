@@ -11,14 +11,31 @@ import re
 import symtable
 import sys
 import warnings
-
-import libcst as cst
+from typing import TYPE_CHECKING
 
 from ..check.results import SourceError
 
+if TYPE_CHECKING:
+    import libcst as cst
+
+
+# The one text CPython's parser has just taken whole elsewhere (the choice of version steps
+# parses the file with `ast.parse` first): not checked again. Held until it is parsed, then let go.
+_accepted: list[str] = []
+
+
+def accepted(text: str) -> None:
+    """Say that `ast.parse` took this very text: `check_python` would then pass, so `parse` skips it."""
+    _accepted[:] = [text]
+
 
 def parse(text: str, what: str = "input") -> cst.Module:
-    check_python(text, what)
+    import libcst as cst  # here: the step chooser records `accepted` without loading LibCST
+
+    if _accepted and _accepted[0] is text:
+        _accepted.clear()  # what check_python would say of it: `ast.parse` decides there too
+    else:
+        check_python(text, what)
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
@@ -57,6 +74,20 @@ def _parses(text: str) -> bool:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return True
+
+
+def ast_children(node: ast.AST) -> list[ast.AST]:
+    """`list(ast.iter_child_nodes(node))`: the same nodes in the same order, read off the
+    fields here, without its two generators per child (the walks over a big file's syntax
+    tree, the step chooser's and the safety net's, go over a million nodes)."""
+    out: list[ast.AST] = []
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, ast.AST):
+            out.append(value)
+        elif isinstance(value, list):
+            out.extend([item for item in value if isinstance(item, ast.AST)])
+    return out
 
 
 def reason(exc: cst.ParserSyntaxError) -> str:

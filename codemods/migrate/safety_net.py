@@ -27,6 +27,7 @@ from ..check.findings import MARKER
 from ..check.results import Finding
 from ..model.kernels import OpIndex
 from ..rulebook.loading import ApiTable, Rule
+from .parsing import ast_children
 
 REBIND_KIND = "upgrade-rebind-new-type"
 UNBOUND_ID = "API"
@@ -113,7 +114,7 @@ def _bound_anywhere(body) -> tuple[set[str], set[str]]:
             found.add(node.name)
         elif isinstance(node, ast.NamedExpr):
             found.add(node.target.id)
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(ast_children(node))
     return found, declared
 
 
@@ -203,7 +204,7 @@ class _Flow:
             return bound | {(a.asname or a.name).split(".")[0] for a in s.names if a.name != "*"}
         if isinstance(s, (ast.Global, ast.Nonlocal, ast.Pass)):
             return bound
-        for child in ast.iter_child_nodes(s):  # an expression statement, assert, del, match...
+        for child in ast_children(s):  # an expression statement, assert, del, match...
             if isinstance(child, ast.expr):
                 self.reads(child, bound)
         return bound
@@ -233,13 +234,13 @@ class _Flow:
                 continue
             if isinstance(n, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
                 inner = hide | {x.id for g in n.generators for x in ast.walk(g.target) if isinstance(x, ast.Name)}
-                stack.extend((child, inner) for child in ast.iter_child_nodes(n))
+                stack.extend((child, inner) for child in ast_children(n))
                 continue
             if isinstance(n, ast.NamedExpr):
                 stack.append((n.value, hide))
                 bound.add(n.target.id)
                 continue
-            stack.extend((child, hide) for child in ast.iter_child_nodes(n))
+            stack.extend([(child, hide) for child in ast_children(n)])
 
     def read(self, n: ast.Name, bound: set[str], hidden) -> None:
         name = n.id

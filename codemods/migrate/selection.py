@@ -18,7 +18,7 @@ import libcst as cst
 
 from ..model.liveness import names_read
 from ..syntax.nodes import statements
-from ..syntax.traversal import walk
+from ..syntax.traversal import own_and_nested, walk
 from .plan import RegionPlan, StatementEdit
 
 _BOUND = re.compile(r"^\s*([A-Za-z_]\w*)\s*=")
@@ -46,7 +46,8 @@ class _Leaves:
             self.inside[o].add(sid)
         self.inside[sid].add(sid)
         if isinstance(s, cst.SimpleStatementLine):
-            self._own(s, sid)
+            # a simple statement's own nodes are its every node, kept for the file
+            self.of.update((id(n), sid) for n in own_and_nested(s)[0])
             self.reads[sid] = names_read(s)
             for small in s.body:
                 targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else (

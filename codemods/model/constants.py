@@ -95,13 +95,14 @@ def scalar_dtype(node, constants: dict[str, Constant]) -> str | None:
 def is_float(node, constants: dict[str, Constant]) -> bool:
     """Whether a scalar expression is a Python float: a float literal, a true division, or a
     constant defined by one (the DSL folds them into FP32 scalars)."""
-    if isinstance(node, cst.Float):
+    kind = type(node)  # exact types (LibCST's classes are final): no ABCMeta on every operand
+    if kind is cst.Float:
         return True
-    if isinstance(node, cst.UnaryOperation):
+    if kind is cst.UnaryOperation:
         return is_float(node.expression, constants)
-    if isinstance(node, cst.BinaryOperation):
-        return isinstance(node.operator, cst.Divide) or is_float(node.left, constants) or is_float(node.right, constants)
-    if isinstance(node, cst.Name) and node.value in constants:
+    if kind is cst.BinaryOperation:
+        return type(node.operator) is cst.Divide or is_float(node.left, constants) or is_float(node.right, constants)
+    if kind is cst.Name and node.value in constants:
         c = constants[node.value]
         if not float(c.value).is_integer():
             return True

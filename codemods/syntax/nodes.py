@@ -26,11 +26,12 @@ def _alone(node: cst.CSTNode) -> str:
 def statements(node) -> list:
     """The statements of a compound statement's (or a module's, or an else's) body."""
     body = getattr(node, "body", None)
-    if isinstance(body, cst.IndentedBlock):
+    kind = type(body)  # exact types (LibCST's classes are final): no ABCMeta
+    if kind is cst.IndentedBlock:
         return list(body.body)
     if isinstance(body, (list, tuple)):
         return list(body)
-    if isinstance(body, cst.SimpleStatementSuite):  # `if x: y = 1` on one line
+    if kind is cst.SimpleStatementSuite:  # `if x: y = 1` on one line
         return [cst.SimpleStatementLine(body=body.body)]
     return []
 

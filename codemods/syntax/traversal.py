@@ -230,15 +230,20 @@ def own_and_nested(node: cst.CSTNode) -> tuple[list[cst.CSTNode], list[cst.CSTNo
 
 def imports(module: cst.Module) -> list[cst.Import | cst.ImportFrom]:
     """Every import statement of a module, at any depth (only statements are walked)."""
-    found: list[cst.Import | cst.ImportFrom] = []
-    stack: list[cst.CSTNode] = [module]
+    return [small for node in statements_below(module) if type(node) is cst.SimpleStatementLine
+            for small in node.body if type(small) in (cst.Import, cst.ImportFrom)]
+
+
+def statements_below(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Every statement below `root`, at any depth (order otherwise unspecified), through the
+    statements' own summaries: what names a function or a class is found without a walk of
+    every node (a simple statement line holds none)."""
+    stack: list[cst.CSTNode] = list(own_and_nested(root)[1])
     while stack:
         node = stack.pop()
-        if type(node) is cst.SimpleStatementLine:
-            found.extend(small for small in node.body if type(small) in (cst.Import, cst.ImportFrom))
-        else:
+        yield node
+        if type(node) is not cst.SimpleStatementLine:
             stack.extend(own_and_nested(node)[1])
-    return found
 
 
 def ancestors(root: cst.CSTNode, wanted: set[int]) -> set[int]:

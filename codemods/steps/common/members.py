@@ -10,7 +10,7 @@ from ...rulebook.loading import ApiTable, Rule, RuleFileError
 from ...model.aliases import scope_of
 from ...model.kernels import module_alias
 from ...syntax.nodes import code
-from ...syntax.traversal import imports, walk
+from ...syntax.traversal import imports, statements_below, walk
 from ..registry import kind
 
 
@@ -125,7 +125,7 @@ class UnknownMember:
             return []
         alias = module_alias(ctx.ops) or "pl"
         found = []
-        for node in walk(ctx.module):
+        for node in statements_below(ctx.module):
             if type(node) is not cst.FunctionDef or not node.decorators:
                 continue
             tensors = {p.name.value for p in [*node.params.params, *node.params.kwonly_params]
@@ -182,7 +182,7 @@ class UnknownMember:
         code of a later pypto may have no other name the target lacks (a `@pl.jit` function of
         loads, adds and stores)."""
         found = []
-        for node in walk(ctx.module):
+        for node in statements_below(ctx.module):  # a decorator stands on a function, a statement
             if type(node) is cst.FunctionDef:
                 for decorator in node.decorators:
                     op = ctx.ops.get(decorator.decorator)

@@ -124,14 +124,14 @@ class AccMoveLayout(Upgrade):
             if name is not None:
                 bindings.setdefault(name, []).append((site, value))
             else:
-                for node in site.own:  # bound some other way (a loop target, a tuple): origin unknown
-                    if isinstance(node, cst.Name) and _bound_otherwise(site.statement, node):
+                for node in site.of(cst.Name):  # bound some other way (a loop target, a tuple): origin unknown
+                    if _bound_otherwise(site.statement, node):
                         bindings.setdefault(node.value, []).append((site, None))
         moves = {}  # id(move call) -> (call, site)
         for name, found in bindings.items():
             for site, value in found:
                 for node in walk(value) if value is not None else ():
-                    if isinstance(node, cst.Call) and self._acc_move(node, site, bindings):
+                    if type(node) is cst.Call and self._acc_move(node, site, bindings):
                         moves[id(node)] = (node, site)
         if not moves:
             return

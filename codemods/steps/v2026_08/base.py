@@ -16,7 +16,8 @@ import libcst as cst
 from ...model.kernels import KERNEL_TYPES
 from ...rulebook.loading import ApiTable, Rule
 from ...syntax.nodes import code
-from ...syntax.traversal import walk
+from ...syntax.memo import cached
+from ...syntax.traversal import own_and_nested, walk
 from .infer import Module, Site, infer
 
 Rewrite = Callable[[cst.CSTNode], cst.CSTNode]
@@ -30,7 +31,9 @@ class Upgrade:
     def begin(self, ctx) -> None:
         self.ctx = ctx
         self.info: Module = infer(ctx.module, ctx.ops, self.api)
-        self.decisions: dict[cst.CSTNode, Rewrite] = {}
+        # id(node) -> (node, how): identity is what is meant, and the hooks ask at every node
+        # they leave (a node's own __hash__ is a Python call)
+        self.decisions: dict[int, tuple[cst.CSTNode, Rewrite]] = {}
         self._names: dict[cst.FunctionDef, set[str]] = {}
         for site in self.info.sites:
             self.scan(site)
@@ -39,7 +42,7 @@ class Upgrade:
         raise NotImplementedError
 
     def interest(self, ctx):
-        return self.decisions.keys()
+        return [node for node, _ in self.decisions.values()]
 
     def idle(self) -> bool:
         """Nothing decided: each hook would return None at every node (the engine then hooks none
@@ -52,7 +55,7 @@ class Upgrade:
 
     # -- decisions -----------------------------------------------------------------------
     def rewrite(self, node: cst.CSTNode, how: Rewrite) -> None:
-        self.decisions[node] = how
+        self.decisions[id(node)] = (node, how)
 
     def flag(self, site: Site, message: str) -> None:
         self.ctx.flag_at(self.rule, site.statement, message)
@@ -71,8 +74,7 @@ class Upgrade:
         """A name the function does not use yet (and will not, once given out)."""
         used = self._names.get(site.function)
         if used is None:
-            used = {n.value for n in walk(site.function) if isinstance(n, cst.Name)}
-            self._names[site.function] = used
+            used = self._names[site.function] = set(names_in(site.function))
         name, n = base, 2
         while name in used:
             name, n = f"{base}_{n}", n + 1
@@ -80,10 +82,14 @@ class Upgrade:
         return name
 
     def calls(self, site: Site, *names: str):
-        """The calls of the statement (outside nested statements) to `pl.<name>` or `pl.<ns>.<name>`."""
-        for node, op in site.calls:
-            if op.rpartition(".")[2] in names:
-                yield node, op
+        """The calls of the statement (outside nested statements) to `pl.<name>` or `pl.<ns>.<name>`,
+        in order (read only)."""
+        found = [entries for name in names if (entries := site.calls_named(name))]
+        if not found:
+            return ()
+        if len(found) == 1:
+            return found[0]
+        return [(node, op) for node, op in site.calls if op.rpartition(".")[2] in names]
 
     @staticmethod
     def text(node) -> str:
@@ -91,12 +97,27 @@ class Upgrade:
 
     # -- hooks ---------------------------------------------------------------------------
     def _leave(self, original, updated, ctx):
-        how = self.decisions.get(original)
-        return how(updated) if how is not None else None
+        hit = self.decisions.get(id(original))
+        return hit[1](updated) if hit is not None else None
 
     leave_Call = leave_Subscript = leave_UnaryOperation = leave_Annotation = leave_Name = _leave
     leave_If = leave_While = leave_With = leave_For = leave_SimpleStatementLine = leave_Assign = _leave
     leave_Integer = leave_Comparison = leave_BinaryOperation = leave_Attribute = leave_SubscriptElement = _leave
+
+
+def names_in(node) -> frozenset[str]:
+    """The names a subtree uses: asked by every kind that makes up a name, once per function.
+    Kept per statement for the file, so that a function a phase rewrote in part takes the
+    names of the statements it kept from the tree before."""
+    return cached("names-in", node, _names_in)
+
+
+def _names_in(node) -> frozenset[str]:
+    own, nested = own_and_nested(node)
+    names = {n.value for n in own if type(n) is cst.Name}
+    for statement in nested:
+        names |= names_in(statement)
+    return frozenset(names)
 
 
 def binding(statement) -> tuple[str | None, cst.BaseExpression | None]:
@@ -186,7 +207,7 @@ KERNEL_SCOPES = ("at", "incore", "auto_incore")
 
 def kernel_scope(node, info) -> bool:
     """`with pl.at(...)`, `pl.incore()`, `pl.auto_incore()`: a scope whose body is (or becomes) a kernel."""
-    return isinstance(node, cst.With) and any((info.op(i.item) or "").rpartition(".")[2] in KERNEL_SCOPES
+    return type(node) is cst.With and any((info.op(i.item) or "").rpartition(".")[2] in KERNEL_SCOPES
                                               for i in node.items)
 
 

@@ -41,9 +41,10 @@ class RunBytes:
 
     def _at_once_of(self, function, site) -> tuple[int, object, list[str]]:
         most, call, names = 0, None, []
-        for node in walk(site.statement):
-            if not isinstance(node, cst.Call):
-                continue
+        # A simple statement's nodes are its own, in the order a walk takes them: its calls are at hand.
+        calls = site.of(cst.Call) if type(site.statement) is cst.SimpleStatementLine else \
+            [n for n in walk(site.statement) if type(n) is cst.Call]
+        for node in calls:
             total, seen = 0, []
             for arg in positional(node):
                 val = self.info.type_of(arg.value, site.env)

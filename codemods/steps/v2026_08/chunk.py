@@ -22,7 +22,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ...syntax.nodes import statements
-from ...syntax.traversal import walk
+from ...syntax.traversal import statements_below, walk
 from .base import Upgrade, keyword, positional
 from .infer import number
 from .outline import Outliner, scalar_names
@@ -146,7 +146,9 @@ class AutoChunk(Upgrade):
             else:
                 break
         parts = [inner.body, getattr(inner, "orelse", None)]
-        return any(isinstance(n, cst.For) and self._tileable(n) for part in parts if part is not None for n in walk(part))
+        # a loop is a statement: looked for among the statements alone, not every node
+        return any(type(n) is cst.For and self._tileable(n) for part in parts if part is not None
+                   for n in statements_below(part))
 
     def _outliner(self, func) -> Outliner:
         cache = self.__dict__.setdefault("_outliners", {})

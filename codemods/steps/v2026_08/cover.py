@@ -175,7 +175,7 @@ def _reaching(sites: list[Site], site: Site, name: str):
     here = next(i for i, s in enumerate(sites) if s is site)
     for before in reversed(sites[:here]):
         statement = before.statement
-        if not any(isinstance(n, cst.Name) and n.value == name for n in before.own):
+        if not any(n.value == name for n in before.of(cst.Name)):
             continue
         if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
             continue

@@ -39,9 +39,8 @@ class UpgradeFlag(Upgrade):
     def scan(self, site: Site) -> None:
         if self.quiet:
             return
-        for node in site.own:
-            op = self.info.op(node)
-            if op is None or not (op in self.ops or op.rpartition(".")[2] in self.ops):
+        for node, op in site.calls:
+            if not (op in self.ops or op.rpartition(".")[2] in self.ops):
                 continue
             used = [k for k in self.keywords if keyword(node, k) is not None]
             if self.keywords and not used:
@@ -66,8 +65,8 @@ class UpgradeFlag(Upgrade):
         """Members used anywhere (annotations too): flagged at their statement."""
         wanted = set(self.params["names"])
         for site in self.info.sites:
-            for node in site.own:
-                if isinstance(node, cst.Attribute) and self.info.ops.get(node) in wanted:
+            for node in site.of(cst.Attribute):
+                if self.info.ops.get(node) in wanted:
                     self.flag(site, self.message.format(op=self.info.ops[node], keyword=""))
                     break
         for func in self.info.functions:
@@ -97,11 +96,10 @@ class TensorLayout(Upgrade):
                 if layout:
                     ctx.flag_at(self.rule, func, message.format(layout=layout, name=param.name.value))
         for site in self.info.sites:
-            for node in site.own:
-                if isinstance(node, cst.Annotation):
-                    layout = self._layout(node.annotation)
-                    if layout:
-                        self.flag(site, message.format(layout=layout, name=self.text(site.statement).split(":")[0].strip()))
+            for node in site.of(cst.Annotation):
+                layout = self._layout(node.annotation)
+                if layout:
+                    self.flag(site, message.format(layout=layout, name=self.text(site.statement).split(":")[0].strip()))
 
     def scan(self, site: Site) -> None:
         pass
@@ -138,9 +136,8 @@ class DropKeyword(Upgrade):
         super().begin(ctx)
 
     def scan(self, site: Site) -> None:
-        for node in site.own:
-            op = self.info.op(node)
-            if op is None or not (op in self.ops or op.rpartition(".")[2] in self.ops):
+        for node, op in site.calls:
+            if not (op in self.ops or op.rpartition(".")[2] in self.ops):
                 continue
             arg = keyword(node, self.name)
             if arg is None:

@@ -31,7 +31,7 @@ class ConstantDivision(Upgrade):
         super().begin(ctx)
 
     def scan(self, site: Site) -> None:
-        divisions = [n for n in site.own if isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Divide)]
+        divisions = [n for n in site.of(cst.BinaryOperation) if type(n.operator) is cst.Divide]
         places = self._integer_places(site) if divisions else set()
         for node in divisions:
             left, right = (_integer(self.text(side), self.info, site.function) for side in (node.left, node.right))

@@ -54,6 +54,33 @@ class Site:
     # the calls of `own` that name a pl op, with the op, in the same order: every kind asks
     # for some of them (`Upgrade.calls`), and most nodes are none
     calls: list[tuple[cst.Call, str]] = field(default_factory=list)
+    _by_type: dict | None = field(default=None, repr=False, compare=False)
+    _by_name: dict | None = field(default=None, repr=False, compare=False)
+
+    def of(self, kind: type) -> list[cst.CSTNode]:
+        """The nodes of `own` of exactly this LibCST class (its classes are final), in order:
+        grouped once per statement for the thirty kinds that each looked through all of `own`
+        for one or two classes (`isinstance` on LibCST's classes is a Python-level ABCMeta call)."""
+        by = self._by_type
+        if by is None:
+            by = self._by_type = {}
+            for node in self.own:
+                found = by.get(type(node))
+                if found is None:
+                    by[type(node)] = [node]
+                else:
+                    found.append(node)
+        return by.get(kind, ())
+
+    def calls_named(self, name: str) -> list[tuple[cst.Call, str]]:
+        """The entries of `calls` whose op is `name` in any namespace (`slice`: `tile.slice` too),
+        in order: grouped once per statement, for the kinds that each ask for a few names."""
+        by = self._by_name
+        if by is None:
+            by = self._by_name = {}
+            for entry in self.calls:
+                by.setdefault(entry[1].rpartition(".")[2], []).append(entry)
+        return by.get(name, ())
 
 
 @dataclass
@@ -67,9 +94,10 @@ class Module:
     api: object = None  # the step's ApiTable: the result of an op this module does not type itself
     _by_function: dict = None
     _by_name: dict = None
+    tabled: bool = False  # a value was typed by `api` alone (an op the walk has no case for)
 
     def op(self, node) -> str | None:
-        return self.ops.get(node.func) if isinstance(node, cst.Call) else None
+        return self.ops.get(node.func) if type(node) is cst.Call else None  # exact: asked of every node
 
     def function_named(self, name: str | None) -> cst.FunctionDef | None:
         """The first pl function of that name (a call names its callee so): looked up, where a
@@ -96,6 +124,16 @@ class Module:
 
 def infer(module: cst.Module, ops: dict[cst.CSTNode, str], api=None) -> Module:
     return cached(f"upgrade-infer {getattr(api, 'step', None)}", module, lambda m: _infer(m, ops, api))
+
+
+def untabled(module: cst.Module, ops: dict[cst.CSTNode, str], api) -> Module:
+    """What `infer` without a table says (`infer(module, ops)`): the step's own inference
+    (`infer(module, ops, api)`) where no value of its walk was typed by the table, which is the
+    one thing the table changes; a walk of every function again otherwise."""
+    info = infer(module, ops, api)
+    if info.tabled:
+        return infer(module, ops)
+    return Module(info.alias, info.ops, info.sites, info.constants, info.functions, info.local, None)
 
 
 def _infer(module: cst.Module, ops, api=None) -> Module:
@@ -236,31 +274,34 @@ def number(text: str, info: Module, func=None) -> int | None:
 
 
 def _type(expr, env: dict[str, Val], info: Module) -> Val:
-    if isinstance(expr, cst.Name):
+    # Exact types (LibCST's node classes are final): `isinstance` on them goes through ABCMeta,
+    # and this is asked of every operand of every statement, for each tree of the step.
+    kind = type(expr)
+    if kind is cst.Name:
         if expr.value in env:
             return env[expr.value]
         return CONST  # a closure value (module constant, builder parameter): the parser folds it
-    if isinstance(expr, (cst.Integer, cst.Float)):
+    if kind is cst.Integer or kind is cst.Float:
         return CONST
-    if isinstance(expr, cst.Comparison):
+    if kind is cst.Comparison:
         return scalar("BOOL")
-    if isinstance(expr, cst.BooleanOperation):
+    if kind is cst.BooleanOperation:
         return scalar("BOOL")
-    if isinstance(expr, cst.UnaryOperation):
+    if kind is cst.UnaryOperation:
         inner = _type(expr.expression, env, info)
-        return scalar("BOOL") if isinstance(expr.operator, cst.Not) and inner.kind == SCALAR and inner.dtype != "const" else inner
-    if isinstance(expr, cst.BinaryOperation):
+        return scalar("BOOL") if type(expr.operator) is cst.Not and inner.kind == SCALAR and inner.dtype != "const" else inner
+    if kind is cst.BinaryOperation:
         a, b = _type(expr.left, env, info), _type(expr.right, env, info)
         if a.kind == SCALAR and b.kind == SCALAR:
             if a.dtype == "const":
                 return b
-            if isinstance(expr.operator, cst.Divide) and a.dtype in INTS:
+            if type(expr.operator) is cst.Divide and a.dtype in INTS:
                 return UNKNOWN_VAL
             return a
         return UNKNOWN_VAL
-    if isinstance(expr, cst.Subscript):
+    if kind is cst.Subscript:
         return _laid_out(_subscript(expr, env, info), "row_major", info)
-    if isinstance(expr, cst.Call):
+    if kind is cst.Call:
         return _laid_out(_call(expr, env, info), _layout(expr, env, info), info)
     return UNKNOWN_VAL
 
@@ -329,11 +370,19 @@ def _subscript(expr: cst.Subscript, env, info) -> Val:
 
 
 def _arg(call: cst.Call, index: int, name: str):
+    """The argument `name=`, else the `index`-th positional one (not `*a`), else None: one pass
+    over the arguments (asked several times of every call a statement makes)."""
+    found, n = None, 0
     for a in call.args:
-        if a.keyword is not None and a.keyword.value == name:
-            return a.value
-    positional = [a.value for a in call.args if a.keyword is None and not a.star]
-    return positional[index] if index < len(positional) else None
+        keyword = a.keyword
+        if keyword is not None:
+            if keyword.value == name:
+                return a.value
+        elif not a.star:
+            if n == index:
+                found = a.value
+            n += 1
+    return found
 
 
 def _call(call: cst.Call, env, info: Module) -> Val:
@@ -429,6 +478,7 @@ def _call(call: cst.Call, env, info: Module) -> Val:
     if name not in ELEMENTWISE and not typed_like_operand(op) and info.api is not None and op in info.api.ops \
             and info.api.ops[op].kind != "removed":
         # an op typed nowhere above: its result as the table says
+        info.tabled = True
         spec = info.api.ops[op]
         pos = [a.value for a in call.args if a.keyword is None and not a.star]
         kw = {a.keyword.value: a.value for a in call.args if a.keyword is not None}

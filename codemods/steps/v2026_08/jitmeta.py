@@ -88,8 +88,8 @@ class JitAliasMetadata(Upgrade):
         """The first later site passing `name` to a function of the file's own (not a `pl` op),
         with no binding in between that gives `name` metadata again."""
         for j in range(at + 1, len(sites)):
-            for node in sites[j].own:
-                if isinstance(node, cst.Call) and self.info.op(node) is None and isinstance(node.func, cst.Name) \
+            for node in sites[j].of(cst.Call):
+                if self.info.op(node) is None and isinstance(node.func, cst.Name) \
                         and any(isinstance(a.value, cst.Name) and a.value.value == name for a in node.args):
                     return j
             rebound, value = binding(sites[j].statement)
@@ -118,5 +118,5 @@ class JitAliasMetadata(Upgrade):
         return False
 
     def _used_after(self, sites, at: int, name: str) -> bool:
-        return any(isinstance(n, cst.Name) and n.value == name for site in sites[at:] for n in site.own)
+        return any(n.value == name for site in sites[at:] for n in site.of(cst.Name))
 

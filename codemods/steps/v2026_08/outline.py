@@ -22,8 +22,8 @@ import libcst as cst
 
 from ...model.values import SCALAR
 from ...syntax.nodes import code
-from ...syntax.traversal import walk
-from .base import KERNEL_SCOPES, binding
+from ...syntax.traversal import statements_below, walk
+from .base import KERNEL_SCOPES, binding, names_in
 
 ALLOCATIONS = ("create_tensor", "tensor.create")
 
@@ -65,7 +65,7 @@ class Outliner:
             for a in range(i, j):
                 if kinds[a] == "allocation":
                     name = binding(statements[a])[0]
-                    kinds[a] = "kernel" if computes and not any(_names(st, name) for st in outside) else "stays"
+                    kinds[a] = "kernel" if computes and not any(name in names_in(st) for st in outside) else "stays"
             i = j
         out, run = [], []
         for statement, kind in zip(statements, kinds):
@@ -98,7 +98,8 @@ class Outliner:
     def _kind(self, statement) -> str:
         """'stays' in the orchestration, 'allocation' (a tensor the next kernel may claim) or
         'kernel'."""
-        if any(isinstance(n, cst.With) and any(self._scope(i.item) for i in n.items) for n in walk(statement)):
+        if any(type(n) is cst.With and any(self._scope(i.item) for i in n.items)
+               for n in (statement, *statements_below(statement))):  # a `with` is a statement
             return "stays"  # a kernel already, or a loop around kernels
         if isinstance(statement, cst.SimpleStatementLine):
             small = statement.body
@@ -121,10 +122,6 @@ class Outliner:
 
     def _allocation(self, value) -> bool:
         return isinstance(value, cst.Call) and any(code(value.func) == f"{self.alias}.{a}" for a in ALLOCATIONS)
-
-
-def _names(node, name: str) -> bool:
-    return any(isinstance(n, cst.Name) and n.value == name for n in walk(node))
 
 
 def _calls(small) -> bool:

@@ -116,11 +116,12 @@ class OutParams(Upgrade):
         # kernel that writes it, assembled back); what is read through it is read from the param
         sliced: dict[str, str] = {}
         self._windows = {}  # window name -> its slice call, for a whole write that puts it back
+        checked = plain | declared_out  # the parameters whose reads decide In or InOut
         for site in sites:
             destinations = set()
             written_here = set()  # handed to a write: the binding of its result is no rebind
             whole_here = set()
-            for node in site.own:
+            for node in site.of(cst.Call):  # only a call writes
                 for param, arg, reads, whole in self._writes(node, site, sites):
                     param = alias.get(param, param)
                     written_here.add(id(arg))
@@ -131,10 +132,10 @@ class OutParams(Upgrade):
                     if not reads:
                         destinations.add(id(arg))
             targets = set()
-            for node in site.own:  # handing the parameter back (alone or in a tuple) is not reading it
-                if isinstance(node, cst.Return) and isinstance(node.value, cst.Name):
+            for node in site.of(cst.Return):  # handing the parameter back (alone or in a tuple) is not reading it
+                if isinstance(node.value, cst.Name):
                     targets.add(id(node.value))
-                elif isinstance(node, cst.Return) and isinstance(node.value, cst.Tuple):
+                elif isinstance(node.value, cst.Tuple):
                     targets.update(id(e.value) for e in node.value.elements if isinstance(e.value, cst.Name))
             if isinstance(site.statement, cst.SimpleStatementLine):
                 for small in site.statement.body:
@@ -155,11 +156,11 @@ class OutParams(Upgrade):
                                 self._windows[target.value] = small.value
                                 targets.add(id(window[1]))
                                 viewed.setdefault(window[0], site)
-                            elif not any(isinstance(n, cst.Name) and n.value == target.value and id(n) in written_here
-                                         for n in site.own):
+                            elif not any(n.value == target.value and id(n) in written_here
+                                         for n in site.of(cst.Name)):
                                 sliced.pop(target.value, None)  # re-bound to a value of its own
                             if target.value in plain | outputs and not _view(small.value, self.info) and not any(
-                                    isinstance(n, cst.Name) and n.value == target.value and id(n) in written_here for n in site.own) \
+                                    n.value == target.value and id(n) in written_here for n in site.of(cst.Name)) \
                                     and not self._handed_back(small.value, target.value):
                                 rebinds.append((site, target.value))
                         elif isinstance(target, (cst.Tuple, cst.List)):
@@ -182,12 +183,12 @@ class OutParams(Upgrade):
                                         done.setdefault(param, site.statement)
                             targets.add(id(target.value))
             returned = self._assembled_back(site, sliced)
-            for node in site.own:
-                param = alias.get(node.value, node.value) if isinstance(node, cst.Name) else None
-                if isinstance(node, cst.Name) and node.value in sliced and id(node) not in destinations | targets | returned:
+            handed, not_read = destinations | targets, destinations | targets | returned
+            for node in site.of(cst.Name):  # only a name reads a parameter
+                param = alias.get(node.value, node.value)
+                if node.value in sliced and id(node) not in not_read:
                     param = sliced[node.value]
-                if param in plain | declared_out and id(node) not in destinations | targets \
-                        and not _after(site, done.get(param), order):
+                if param in checked and id(node) not in handed and not _after(site, done.get(param), order):
                     read.add(param)
             if not any(isinstance(p, (cst.If, cst.While, cst.Else)) for p in site.parents):
                 for param in whole_here:
@@ -243,8 +244,8 @@ class OutParams(Upgrade):
         """The window names handed whole to `pl.assemble(p, part, ...)` of the parameter they were
         taken from: putting a window back where it came from reads nothing of what the caller passed."""
         back = set()
-        for node in site.own:
-            if isinstance(node, cst.Call) and (self.info.op(node) or "").rpartition(".")[2] == "assemble":
+        for node in site.of(cst.Call):
+            if (self.info.op(node) or "").rpartition(".")[2] == "assemble":
                 target, source = argument(node, 0, "target"), argument(node, 1, "source")
                 if isinstance(target, cst.Name) and isinstance(source, cst.Name) and sliced.get(source.value) == target.value:
                     back.add(id(source))

@@ -190,7 +190,7 @@ class RebindNewType(Upgrade):
             if site.parents[:len(here.parents)] != here.parents:
                 end = j  # the block ended
                 break
-            found.extend(n for n in site.own if isinstance(n, cst.Name) and n.value == name and not _is_target(site, n))
+            found.extend(n for n in site.of(cst.Name) if n.value == name and not _is_target(site, n))
             bound, value = binding(site.statement)
             if bound == name and site.parents == here.parents:
                 return found  # re-bound in the same block: later uses are that binding's
@@ -200,7 +200,7 @@ class RebindNewType(Upgrade):
                     return None
                 self._renamed_targets.add(j)
                 found.append(_target(site.statement))
-            elif any(isinstance(n, cst.Name) and n.value == name and _is_target(site, n) for n in site.own):
+            elif any(n.value == name and _is_target(site, n) for n in site.of(cst.Name)):
                 return None  # bound some other way (a tuple, an augmented assignment)
         for site in sites[end:]:  # after the block nothing may read it before binding it anew
             if _reads(site, name):
@@ -257,4 +257,4 @@ def _is_target(site, node) -> bool:
 
 
 def _reads(site, name: str) -> bool:
-    return any(isinstance(n, cst.Name) and n.value == name and not _is_target(site, n) for n in site.own)
+    return any(n.value == name and not _is_target(site, n) for n in site.of(cst.Name))

@@ -15,7 +15,7 @@ import libcst as cst
 from ...model.values import SCALAR, TENSOR, TILE
 from ...syntax.traversal import walk
 from .base import Upgrade, after_2026_03, argument
-from .infer import Site, infer, is_int, number_variable
+from .infer import Site, is_int, number_variable, untabled
 from ..registry import kind
 
 SPACE = cst.SimpleWhitespace(" ")
@@ -29,8 +29,11 @@ class SubscriptKeepRank(Upgrade):
 
     def begin(self, ctx) -> None:
         self.numpy = None
-        info = infer(ctx.module, ctx.ops)
-        self.numpy = _swimlane(ctx) or any(_numpy_evidence(site, info) for site in info.sites)
+        if _swimlane(ctx):
+            self.numpy = True
+        else:
+            info = untabled(ctx.module, ctx.ops, self.api)
+            self.numpy = any(_numpy_evidence(site, info) for site in info.sites)
         super().begin(ctx)
 
     def scan(self, site: Site) -> None:
@@ -38,8 +41,8 @@ class SubscriptKeepRank(Upgrade):
             return
         # A window reshaped at once means the same elements whichever rank it has: no edit.
         reshaped = {id(argument(call, 0, "input") or argument(call, 0, "tensor")) for call, _ in self.calls(site, "reshape")}
-        for node in site.own:
-            if not isinstance(node, cst.Subscript) or len(node.slice) < 2 or id(node) in reshaped:
+        for node in site.of(cst.Subscript):
+            if len(node.slice) < 2 or id(node) in reshaped:
                 continue
             items = [e.slice for e in node.slice]
             if not any(isinstance(i, cst.Slice) for i in items) or not any(isinstance(i, cst.Index) for i in items):
@@ -113,9 +116,7 @@ def _swimlane(ctx) -> bool:
 
 
 def _numpy_evidence(site: Site, info) -> bool:
-    for node in site.own:
-        if not isinstance(node, cst.Subscript):
-            continue
+    for node in site.of(cst.Subscript):
         base = info.type_of(node.value, site.env)
         if base.kind not in (TENSOR, TILE) or not base.shape:
             continue
@@ -168,8 +169,8 @@ class LogicalNot(Upgrade):
     def scan(self, site: Site) -> None:
         if self.later:
             return
-        for node in site.own:
-            if not (isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not)):
+        for node in site.of(cst.UnaryOperation):
+            if type(node.operator) is not cst.Not:
                 continue
             operand = self.info.type_of(node.expression, site.env)
             if operand.kind == SCALAR and operand.dtype == "const":

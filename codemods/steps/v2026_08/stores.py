@@ -194,8 +194,8 @@ class MixedStores(Upgrade):
         aliases = _aliases(name, self._bindings)
         for site in sites:
             targets = {id(_first(c)) for c, op in self.calls(site, "write") if op in ("write", "tensor.write")}
-            for node in site.own:
-                if isinstance(node, cst.Name) and (node.value in aliases or node.value == name) and \
+            for node in site.of(cst.Name):
+                if (node.value in aliases or node.value == name) and \
                         (node.value != name or id(node) not in targets):
                     return False
         return True

@@ -25,7 +25,7 @@ import libcst as cst
 from ...model.capacity import kb
 from ...model.values import SCALAR, TENSOR, TILE, VEC
 from ...syntax.nodes import code, codes, statements
-from ...syntax.traversal import walk
+from ...syntax.traversal import statements_below, walk
 from .base import Upgrade, binding, in_kernel, keyword, positional
 from .infer import number
 from .budget import RunBytes
@@ -307,7 +307,9 @@ class StripMine(Upgrade):
                                 "AllocateMemoryAddr (\"Vec buffer usage exceeds platform limit\"); split the op's "
                                 "operands into chunks that fit (their columns or rows in a pl.range)")
             if top is None:
-                top = next((t for t in self.ctx.module.body if any(n is function for n in walk(t))), function)
+                # a function is a statement: looked for among the statements alone, not every node
+                top = next((t for t in self.ctx.module.body
+                            if t is function or any(n is function for n in statements_below(t))), function)
                 if top is not function:
                     self.ctx.flag_at(self.rule, top, f"e2d0f78ae names this line for a Vec overflow in "
                                                      f"`{function.name.value}`: {what} "
@@ -336,11 +338,11 @@ class StripMine(Upgrade):
         inside = {id(n) for site, _, _ in run.members for n in walk(site.statement)}
         names = set(run.values) - ({kept[0]} if kept else set())
         for node in walk(function.body):
-            if isinstance(node, cst.Name) and node.value in names and id(node) not in inside:
+            if type(node) is cst.Name and node.value in names and id(node) not in inside:
                 return True
         for acc in run.accumulators:  # read before its own row sum, an accumulator would see the zero
             for site, _, mine in run.members:
-                if mine != acc and any(isinstance(n, cst.Name) and n.value == acc for n in walk(site.statement)):
+                if mine != acc and any(type(n) is cst.Name and n.value == acc for n in walk(site.statement)):
                     return True
         return False
 

@@ -212,7 +212,7 @@ class SelScratch(_Scratch):
         if not isinstance(target, cst.Name):
             return False
         uses = [s for s in self.info.sites if s.function is site.function and s is not site
-                and any(isinstance(n, cst.Name) and n.value == target.value for n in s.own)]
+                and any(n.value == target.value for n in s.of(cst.Name))]
         return all(any((self.info.op(n) or "").rpartition(".")[2] in MASK_READERS for n in s.own) for s in uses)
 
 
