@@ -176,9 +176,9 @@ def test_error_lines_start_with_the_position_one_line_each(tmp_path):
     script = (
         "import sys, codemods.run.runner as r\n"
         "real = r.migrate_text\n"
-        "def boom(text, job, strict=None):\n"
+        "def boom(text, job, strict=None, **given):\n"
         "    if 'view' in text: raise RuntimeError('first line\\nsecond line\\n  third')\n"
-        "    return real(text, job, strict)\n"
+        "    return real(text, job, strict, **given)\n"
         "r.migrate_text = boom\n"
         "from codemods.cli.commands import main\n"
         "main(['check', '--jobs', '1', '--no-cache', '.'])\n"
