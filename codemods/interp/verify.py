@@ -333,7 +333,7 @@ def compare(a: dict, b: dict, masked: bool) -> Verdict:
             close = np.isclose(u, v, rtol=dtype.rtol, atol=dtype.atol, equal_nan=True)
         if close.all():
             finite = np.isfinite(u) & np.isfinite(v)
-            worst = max(worst, float(np.max(np.abs(u - v)[finite], initial=0.0)))
+            worst = max(worst, float(np.max(np.abs(u[finite] - v[finite]), initial=0.0)))  # inf - inf is no error
             continue
         differ = ~close
         if masked and not (differ & x.written).any():
@@ -341,7 +341,7 @@ def compare(a: dict, b: dict, masked: bool) -> Verdict:
             masked_notes.append(f"rows {rows.min()}..{rows.max()} of `{name}` differ, masked before")
             valid = close | ~x.written
             finite = valid & np.isfinite(u) & np.isfinite(v) & x.written
-            worst = max(worst, float(np.max(np.abs(u - v)[finite], initial=0.0)))
+            worst = max(worst, float(np.max(np.abs(u[finite] - v[finite]), initial=0.0)))  # inf - inf is no error
             continue
         candidates = np.argwhere(differ & x.written)  # an element the original wrote says the most
         at = tuple(int(i) for i in (candidates if len(candidates) else np.argwhere(differ))[0])
