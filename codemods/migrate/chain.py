@@ -86,12 +86,12 @@ def _read_forms(text: str, module: str) -> set[str]:
         if path:
             found.add(path)
     for node in calls:
-        if node.keywords:
-            callee = _path(node.func, names, module)
-            if callee:
-                found.update(f"{callee}({kw.arg}=)" for kw in node.keywords if kw.arg)
-                if not any(isinstance(a, ast.Starred) for a in node.args):
-                    found.add(f"{callee}(#{len(node.args)})")
+        callee = _path(node.func, names, module)
+        if callee:
+            found.update(f"{callee}({kw.arg}=)" for kw in node.keywords if kw.arg)
+            # the arity of every call, keywords or not (`pl.rem(a, b, tmp)`: c39's took two)
+            if not any(isinstance(a, ast.Starred) for a in node.args):
+                found.add(f"{callee}(#{len(node.args)})")
     if any(_stores_by_subscript(node, names, module) for node in functions):
         found.add(SUBSCRIPT_STORE)
     return found
