@@ -81,7 +81,7 @@ MASK_KEEPS = {"P0101": 2, "P1010": 2, "P0001": 1, "P0010": 1, "P0100": 1, "P1000
 
 def _shape(spec: Op, vals, pos, kw, like: Val):
     # `a|b`: the op has several forms (a gather by index or by mask): the first rule that applies
-    for rule in spec.shape.split("|") if "|" in spec.shape else (spec.shape,):
+    for rule in spec.shape.split("|"):
         shape = _shape_by(rule, spec, vals, pos, kw, like)
         if shape is not None:
             return shape
@@ -111,11 +111,10 @@ def _shape_by(rule: str, spec: Op, vals, pos, kw, like: Val):
             return None
         if keeps == 4:
             return shape
-        last = shape[-1] if re.fullmatch(r"\w+", shape[-1]) else f"({shape[-1]})"
+        last = _operand(shape[-1])
         return (*shape[:-1], str(int(last) * keeps // 4) if last.isdigit() else f"{last} // {4 // keeps}")
     if rule == "pairs" and shape:  # sort32: value-index pairs, the last axis doubled
-        last = shape[-1] if re.fullmatch(r"\w+", shape[-1]) else f"({shape[-1]})"
-        return (*shape[:-1], f"{last} * 2")
+        return (*shape[:-1], f"{_operand(shape[-1])} * 2")
     if not rule or shape is None:
         return shape
     if rule == "rows":
@@ -158,6 +157,12 @@ def _shape_by(rule: str, spec: Op, vals, pos, kw, like: Val):
             return (lhs.shape[0], rhs.shape[1])
         return None
     return None
+
+
+def _operand(extent: str) -> str:
+    """An extent's text as the operand of an arithmetic operator: a name or number as it is, an
+    expression in parentheses."""
+    return extent if re.fullmatch(r"\w+", extent) else f"({extent})"
 
 
 def _dtype(spec: Op, vals, pos, kw, like: Val, scalar_dtype, kind: str) -> str | None:

@@ -32,7 +32,8 @@ def neighbours(path: Path | None, data: bytes) -> Neighbours:
     found.digest = {}
     if path is None or b"pypto" not in data or b"import" not in data:
         return found
-    folder = str(Path(path).resolve().parent)
+    own = Path(path).resolve()
+    folder = str(own.parent)
     imports: dict[str | None, list[str]] = {}
     todo: list[tuple[str | None, bytes]] = [(None, data)]
     while todo and len(found) < MAX_MODULES:
@@ -42,13 +43,14 @@ def neighbours(path: Path | None, data: bytes) -> Neighbours:
             continue
         imports[module] = []
         for name in named:
-            if (Path(folder) / f"{name}.py").resolve() == Path(path).resolve():
+            file = own.parent / f"{name}.py"
+            if file.resolve() == own:
                 continue
             imports[module].append(name)
             if name in found:
                 continue
             try:
-                text = read_bytes(Path(folder) / f"{name}.py", MAX_BYTES)
+                text = read_bytes(file, MAX_BYTES)
                 found[name] = decode(text)
             except (FileProblem, UnicodeDecodeError, ValueError):
                 continue

@@ -172,7 +172,9 @@ def _migration(data: bytes, text: str, job: Job, entry: dict | None = None, key:
     """The migration of a file's text and the body of its diff: from the cache when it holds
     them (`entry` under `key`, when the caller looked already), else computed and kept there."""
     cache = _cache(job)
-    texts = neighbours(path, data)
+    # the neighbours are read for the key only where the caller did not bring one (a warm run's
+    # hit, looked up already, reads none), and for the migration only when it runs
+    texts = None if key else neighbours(path, data)
     key = key or (cache.content_key(keyed(data, texts)) if cache is not None else "")
     if cache is not None:
         from .cache import error_entry, from_entry, result_entry
@@ -185,7 +187,7 @@ def _migration(data: bytes, text: str, job: Job, entry: dict | None = None, key:
             except (KeyError, TypeError, ValueError):
                 pass  # an entry of another shape (written by hand, or by a bug): done again
     try:
-        result = migrate_text(text, job, neighbours=texts)
+        result = migrate_text(text, job, neighbours=texts if texts is not None else neighbours(path, data))
     except SourceError as exc:  # the file's own problem, the same next time
         if cache is not None:
             cache.put(key, error_entry(exc))
