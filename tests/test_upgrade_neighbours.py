@@ -122,3 +122,25 @@ def _migrated_named(path, out) -> str:
     done = pypto("run", "--target", "2026-08", "--no-cache", "--diff-file", out, path.name, cwd=path.parent)
     assert done.returncode in (0, 1), done.stderr
     return out.read_text()
+
+
+def test_a_file_that_names_no_module_of_its_folder_is_not_parsed_for_imports(tmp_path, monkeypatch):
+    # The parse of a big file for its imports cost a tenth of its migration: a text that names
+    # no module beside it cannot import one, and is not parsed; one that names one is, and only
+    # an import of it (not a mention in a string) makes it a neighbour.
+    from codemods.run import neighbours as nb
+
+    entry = _package(tmp_path / "pkg")
+    parsed = []
+    real_parse = nb.ast.parse
+    monkeypatch.setattr(nb.ast, "parse", lambda raw, *a, **k: parsed.append(raw) or real_parse(raw, *a, **k))
+    monkeypatch.setattr(nb, "_SCANNED", {})
+    alone = ENTRY.replace("from writer import bump\n", "")
+    assert dict(nb.neighbours(entry, alone.encode())) == {} and parsed == []
+    mentioned = alone + '\nNOTE = "the writer module is not imported"\n'
+    assert dict(nb.neighbours(entry, mentioned.encode())) == {} and len(parsed) == 1
+    found = nb.neighbours(entry, ENTRY.encode())
+    # the entry is parsed; the writer, which names no other module of the folder, is not
+    assert list(found) == ["writer"] and found["writer"] == WRITER and len(parsed) == 2
+    # the file's own name is no neighbour, however often it says it
+    assert dict(nb.neighbours(entry, (alone + "# entry entry\n").encode())) == {} and len(parsed) == 2

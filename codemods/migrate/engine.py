@@ -21,6 +21,7 @@ from ..syntax.codegen import CodegenError, code_for_node
 from ..syntax.memo import forget, per_file
 from ..syntax.positions import Printed, code_starts_and_texts, standalone
 from ..syntax.rewrite import rewrite
+from ..syntax.trusted import parse_module
 from ..check.results import Edit, EngineError, Result, SourceError
 from ..rulebook.loading import ApiTable, Rule
 from ..syntax.traversal import STATEMENT_TYPES, ancestors, made_from, statements_below
@@ -366,7 +367,7 @@ def _migrate(text: str, rules: tuple[Rule, ...], api: ApiTable, known_ids: froze
         forget(keep=reused)  # what the check above found in the output is the findings' to read
         output = done.output
         try:
-            out_module = reused if reused is not None else cst.parse_module(output)
+            out_module = reused if reused is not None else parse_module(output)
         except cst.ParserSyntaxError as exc:
             raise EngineError(
                 f"engine error: rule(s) {', '.join(sorted(done.touched))} produced code that does not parse ({reason(exc)}); "

@@ -14,6 +14,7 @@ import warnings
 from typing import TYPE_CHECKING
 
 from ..check.results import SourceError
+from ..syntax.trusted import parse_module
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -37,7 +38,7 @@ def parse(text: str, what: str = "input") -> cst.Module:
     else:
         check_python(text, what)
     try:
-        return cst.parse_module(text)
+        return parse_module(text)
     except cst.ParserSyntaxError as exc:
         raise SourceError(f"{what} is valid Python, but LibCST cannot parse it: {reason(exc)}", exc.editor_line, exc.editor_column)
     except (RecursionError, MemoryError) as exc:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..check.findings import MARKER
+from ..syntax.trusted import parse_module
 
 
 def parse_statements(text: str) -> list[cst.BaseStatement]:
@@ -42,7 +43,7 @@ class Preparsed:
         if not batch:
             return
         try:
-            body = cst.parse_module(joined).body
+            body = parse_module(joined).body
         except cst.ParserSyntaxError:
             return
         if cut:

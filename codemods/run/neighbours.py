@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import os
 from pathlib import Path
 
 from ..interp.package import folder_imports
@@ -38,7 +39,7 @@ def neighbours(path: Path | None, data: bytes) -> Neighbours:
     todo: list[tuple[str | None, bytes]] = [(None, data)]
     while todo and len(found) < MAX_MODULES:
         module, raw = todo.pop()
-        named = _imported_names(raw, folder)
+        named = _imported_names(raw, folder, own.stem if module is None else module)
         if named is None:
             continue
         imports[module] = []
@@ -86,9 +87,12 @@ _SCANNED: dict[tuple[bytes, str], list[str] | None] = {}  # (a module's bytes, i
 _SCANNED_KEPT = 1024
 
 
-def _imported_names(raw: bytes, folder: str) -> list[str] | None:
+def _imported_names(raw: bytes, folder: str, own: str) -> list[str] | None:
     """The modules of `folder` that a module's top level imports; None where it does not parse.
-    Kept per process: each file of a folder reads the same neighbours, each a parse."""
+    Kept per process: each file of a folder reads the same neighbours, each a parse. `own`: the
+    module's own name, which importing would not add a neighbour."""
+    if not _may_import(raw, folder, own):
+        return []
     key = (raw, folder)
     if key not in _SCANNED:
         if len(_SCANNED) >= _SCANNED_KEPT:
@@ -98,6 +102,25 @@ def _imported_names(raw: bytes, folder: str) -> list[str] | None:
         except (SyntaxError, ValueError):
             _SCANNED[key] = None
     return _SCANNED[key]
+
+
+_FEW = 64  # past this many modules in a folder, a text is parsed rather than searched for each name
+
+
+def _may_import(raw: bytes, folder: str, own: str) -> bool:
+    """Whether the text could import a module of the folder: it names one, as a word or inside
+    one (an import names it literally). A file that names none, a lone kernel above all, is not
+    parsed for its imports: that parse cost as much as a tenth of a big file's migration.
+    Where the answer is not cheap (a non-ASCII name, which the parser would normalize; a folder
+    of many modules), yes."""
+    try:
+        names = [entry[:-3] for entry in os.listdir(folder) if entry.endswith(".py")]
+    except OSError:
+        return True
+    names = [name for name in names if name != own and name.isidentifier()]
+    if len(names) > _FEW or not raw.isascii() or not all(name.isascii() for name in names):
+        return True
+    return any(name.encode() in raw for name in names)
 
 
 def keyed(data: bytes, texts: Neighbours) -> bytes:
