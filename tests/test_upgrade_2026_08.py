@@ -136,3 +136,49 @@ def test_k_split_drops_the_whole_read_only_where_nothing_else_reads_it():
     kept = _upgrade(again).output
     assert whole in kept and "acc_k = pl.matmul(" in kept, kept
     assert _upgrade(alone).output == alone and _upgrade(kept).output == kept
+
+
+K_SPLIT_INLINE = '''
+import pypto.language as pl
+
+
+@pl.program
+class Example:
+    @pl.function
+    def k(self, a: pl.Tensor[[4, 128], pl.BF16], w: pl.Tensor[[8, {wshape}], pl.BF16], out: pl.Out[pl.Tensor[[4, 512], pl.FP32]]) -> pl.Tensor[[4, 512], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            for h in pl.range(8):
+                c = pl.matmul(a, {operand}, out_dtype=pl.FP32)
+                out = pl.assemble(out, c, [0, 0])
+        return out
+'''
+
+
+@pytest.mark.parametrize("wshape, operand, chunk", [
+    # a 3-D weight's slice that drops its head axis, as the April and May DeepSeek decode wrote it
+    ("128, 512", "pl.slice(w, [128, 512], [h, 0, 0])", "pl.slice(w, [1, 128 // 2, 512], [h, kk * (128 // 2), 0], drop_dims=[0])"),
+    # read through a reshape that drops the unit axis, as the April decode wrote it
+    ("128, 512", "pl.reshape(pl.slice(w, [1, 128, 512], [h, 0, 0]), [128, 512])",
+     "pl.reshape(pl.slice(w, [1, 128 // 2, 512], [h, kk * (128 // 2), 0]), [128 // 2, 512])"),
+    # the same at full rank, as 2026-08 code spells it
+    ("128, 512", "pl.slice(w, [1, 128, 512], [h, 0, 0], drop_dims=[0])",
+     "pl.slice(w, [1, 128 // 2, 512], [h, kk * (128 // 2), 0], drop_dims=[0])"),
+    # a weight kept [N, K], read transposed: cut along its columns
+    ("512, 128", "pl.slice(w, [512, 128], [h, 0, 0]), b_trans=True",
+     "pl.slice(w, [1, 512, 128 // 2], [h, 0, kk * (128 // 2)], drop_dims=[0]), b_trans=True"),
+])
+def test_k_split_of_a_slice_written_in_the_call(wshape, operand, chunk):
+    """PTO177 splits K where the right operand is a slice written in the matmul itself, not only
+    one bound to a name before it; each chunk is read from the weight at its own offset."""
+    text = K_SPLIT_INLINE.format(wshape=wshape, operand=operand)
+    out = _upgrade(text).output
+    assert "# pypto-migrate: review" not in out, out
+    assert f"acc_k = pl.matmul_acc(acc_k, pl.slice(a, [4, 128 // 2], [0, kk * (128 // 2)]), {chunk})" in out, out
+    assert "c = acc_k\n" in out, out
+    assert _upgrade(out).output == out
+
+
+def test_k_split_leaves_a_slice_that_keeps_a_leading_axis_to_a_person():
+    text = K_SPLIT_INLINE.format(wshape="128, 512", operand="pl.reshape(pl.slice(w, [2, 64, 512], [h, 0, 0]), [128, 512])")
+    out = _upgrade(text).output
+    assert "acc_k" not in out and "review PTO177" in out, out

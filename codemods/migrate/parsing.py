@@ -14,7 +14,6 @@ import warnings
 from typing import TYPE_CHECKING
 
 from ..check.results import SourceError
-from ..syntax.trusted import parse_module
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -32,6 +31,8 @@ def accepted(text: str) -> None:
 
 def parse(text: str, what: str = "input") -> cst.Module:
     import libcst as cst  # here: the step chooser records `accepted` without loading LibCST
+
+    from ..syntax.trusted import parse_module
 
     if _accepted and _accepted[0] is text:
         _accepted.clear()  # what check_python would say of it: `ast.parse` decides there too

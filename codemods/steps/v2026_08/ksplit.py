@@ -9,7 +9,9 @@ it was read (its `pl.load` / `pl.slice` at the summed offset), not cut from a wh
 [512, 512] BF16 operand alone fills Mat. `plan` decides; `KSplit.apply` writes it.
 
 Two forms: tile level (`pl.matmul(pl.move(a, Left), pl.move(b, Right))`, b loaded into Mat)
-and tensor level in a kernel (`pl.matmul(a, b)`, b a `pl.slice` of a Tensor).
+and tensor level in a kernel (`pl.matmul(a, b)`, b a `pl.slice` of a Tensor, bound to a name
+before or written in the call; a slice of a 3-D weight `[h, 0, 0]` that drops its leading axis
+is cut alike, each chunk spelled at full rank with `drop_dims`, as PTO175 spells the whole).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ class Plan:
     dtype: str = "FP32"
     read_at: cst.CSTNode | None = None  # the statement that read the right operand whole, by name
     trans: bool = False  # `b_trans=True`: the right operand is [N, K], its K the second axis
+    drop: tuple = ()  # the leading unit axes a tensor-level chunk drops (`drop_dims=`)
 
 
 def plan(up: Upgrade, call: cst.Call, site: Site, tile: bool) -> Plan | None:
@@ -67,7 +70,8 @@ def plan(up: Upgrade, call: cst.Call, site: Site, tile: bool) -> Plan | None:
             return None
     elif not in_kernel(site, up.info):
         return None  # (a left operand that is an expression, `pl.cast(x, ...)`, is bound to a name first)
-    if not isinstance(rhs, cst.Name) and not (tile and _reshaped_load(up, rhs)):
+    inline = None if tile or isinstance(rhs, cst.Name) else _inline_slice(up, rhs)
+    if not isinstance(rhs, cst.Name) and not (tile and _reshaped_load(up, rhs)) and inline is None:
         return None
     a, b = up.info.type_of(lhs, site.env), up.info.type_of(rhs, site.env)
     if not (a.shape and b.shape and len(a.shape) == len(b.shape) == 2 and a.dtype == b.dtype):
@@ -82,8 +86,12 @@ def plan(up: Upgrade, call: cst.Call, site: Site, tile: bool) -> Plan | None:
         return None
     splits = next((s for s in (2, 4, 8, 16, 32) if k % s == 0 and k // s >= 16 and (k // s) * n * size <= limits["Right"]
                    and m * (k // s) * size <= limits.get("Left", 1 << 62)), None)
-    read = _read(up, rhs, site, tile, a.shape[1], b_n, trans is not None) if isinstance(rhs, cst.Name) \
-        else _reshaped(up, rhs, site, b.shape)
+    if isinstance(rhs, cst.Name):
+        read = _read(up, rhs, site, tile, a.shape[1], b_n, trans is not None)
+    elif inline is not None:
+        read = _sliced(up, inline, site, a.shape[1], b_n, trans is not None)
+    else:
+        read = _reshaped(up, rhs, site, b.shape)
     if splits is None or read is None:
         return None
     if tile and not isinstance(lhs, cst.Name) and not _mat(up, lhs):
@@ -91,7 +99,7 @@ def plan(up: Upgrade, call: cst.Call, site: Site, tile: bool) -> Plan | None:
     if tile and isinstance(lhs, cst.Name) and not _mat_name(up, lhs, site):
         return None
     return Plan(tile, code(lhs), isinstance(lhs, cst.Name), *read[:5], a.shape[0], a.shape[1], b_n, splits,
-                "FP32" if fp32 is not None else a.dtype, read[5], trans is not None)
+                "FP32" if fp32 is not None else a.dtype, read[5], trans is not None, read[6] if len(read) > 6 else ())
 
 
 def apply(up: Upgrade, call: cst.Call, site: Site, p: Plan) -> None:
@@ -117,7 +125,10 @@ def apply(up: Upgrade, call: cst.Call, site: Site, p: Plan) -> None:
             right = f"pl.move({read}, target_memory={RIGHT})"
         else:
             left = f"pl.slice({lhs}, [{p.m}, {chunk}], [0, {at}])"
-            right = f"pl.slice({p.source}, [{', '.join(shape)}], [{', '.join(offsets)}])"
+            drop = f", drop_dims=[{', '.join(str(d) for d in p.drop)}]" if p.drop else ""
+            right = f"pl.slice({p.source}, [{', '.join(shape)}], [{', '.join(offsets)}]{drop})"
+            if p.reshaped:
+                right = f"pl.reshape({right}, [{p.n}, {chunk}])" if p.trans else f"pl.reshape({right}, [{chunk}, {p.n}])"
         return f"{left}, {right}"
 
     flag = ", b_trans=True" if p.trans else ""
@@ -212,6 +223,58 @@ def _read(up: Upgrade, rhs: cst.Name, site: Site, tile: bool, k: str, n: str, tr
                 return None
         return code(source), codes(offsets), (n, k) if trans else (k, n), k_axis, False, s
     return None
+
+
+def _inline_slice(up: Upgrade, node) -> tuple[cst.Call, bool] | None:
+    """The right operand written in the call as a plain `pl.slice(t, shape, offsets)` (or the same
+    at full rank with `drop_dims=`), or as `pl.reshape(pl.slice(t, [1, K, N], offsets), [K, N])`:
+    (the slice, whether it is reshaped). No valid shape, no padding."""
+    reshaped = False
+    if (isinstance(node, cst.Call) and (up.info.op(node) or "").rpartition(".")[2] == "reshape"
+            and len(node.args) == 2 and all(a.keyword is None for a in node.args)):
+        node, reshaped = node.args[0].value, True
+    if not (isinstance(node, cst.Call) and (up.info.op(node) or "").rpartition(".")[2] == "slice"):
+        return None
+    if any(a.star or (a.keyword is not None and a.keyword.value not in ("tensor", "shape", "offset", "drop_dims"))
+           for a in node.args) or len(positional(node)) > 3 or (reshaped and keyword(node, "drop_dims") is not None):
+        return None
+    return node, reshaped
+
+
+def _sliced(up: Upgrade, inline: tuple[cst.Call, bool], site: Site, k: str, n: str, trans: bool):
+    """(tensor, offsets, shape, K axis, reshaped, None, dropped axes) of a right operand written as
+    `pl.slice(t, [K, N], offsets)` in the call (`[N, K]` where the matmul transposes it). A slice of
+    a higher-rank tensor is spelled at full rank: the offsets' leading axes are unit axes of the
+    shape, dropped (`drop_dims`); written so already, only leading unit axes may be dropped. Read
+    through `pl.reshape(..., [K, N])` instead, the unit axes stay and each chunk is reshaped alike."""
+    value, reshaped = inline
+    source, shape, offsets = (argument(value, i, name) for i, name in enumerate(("tensor", "shape", "offset")))
+    shape, offsets = codes(shape), codes(offsets)
+    if not (isinstance(source, cst.Name) and shape and offsets and len(shape) >= 2 and len(offsets) >= len(shape)):
+        return None
+    if up.info.type_of(source, site.env).kind != TENSOR:
+        return None
+    lead = len(offsets) - 2
+    dropped = keyword(value, "drop_dims")
+    if reshaped:
+        if len(shape) != len(offsets):
+            return None
+    elif dropped is not None:
+        axes = codes(dropped.value)
+        if len(shape) != len(offsets) or axes is None or list(axes) != [str(i) for i in range(lead)]:
+            return None
+    elif len(shape) == 2:
+        shape = ("1",) * lead + shape
+    else:
+        return None  # a rank-reducing slice that keeps more than two axes: not a [K, N] operand
+    if not (all(number(d, up.info, site.function) == 1 for d in shape[:lead])
+            and len(shape) == len(offsets)):
+        return None
+    k_axis = lead + (1 if trans else 0)
+    same = lambda x, y: x == y or number(f"({x}) - ({y})", up.info, site.function) == 0
+    if not (same(shape[k_axis], k) and same(shape[lead + (0 if trans else 1)], n)):
+        return None
+    return code(source), offsets, shape, k_axis, reshaped, None, () if reshaped else tuple(range(lead))
 
 
 def _reshaped_load(up: Upgrade, node) -> bool:
