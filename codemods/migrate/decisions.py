@@ -17,7 +17,7 @@ from ..model.extents import assignments, constant_bound
 from ..model.inference import Site
 from ..model.values import ACC, LEFT, MAT, MATMUL_ACC_DTYPE, RIGHT, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, VEC, Val
 from ..model.liveness import names_written
-from ..syntax.nodes import attr_name, code, is_window, statements
+from ..syntax.nodes import attr_name, code, codes, is_window, statements
 from .matmul_flags import tile_matmul_keywords
 from .plan import Allocation, RegionPlan, StatementEdit
 
@@ -416,6 +416,16 @@ class Decisions:
 
     def _edit(self, rule: str, where: str, node, text: str = "") -> None:
         self.plan.statements.append(StatementEdit(rule, where, node, text))
+
+    def _store_shapes(self, node: cst.Call, tile: Val, shapes) -> None:
+        """The old `pl.store(tile, offsets, shapes, out)` whose shapes are the tile's own: the
+        target's store, which writes the whole tile, writes what it wrote (PTO022 need not ask)."""
+        written = codes(shapes)
+        if not (tile.kind == TILE and tile.shape and written and len(written) == len(tile.shape)):
+            return
+        if all(w == t or (self._int_of(w) is not None and self._int_of(w) == self._int_of(t))
+               for w, t in zip(written, tile.shape)):
+            self.plan.decisions["store-shape-argument"][node] = "the tile's own"
 
     def _flag(self, rule: str, node, message: str) -> None:
         if not self._in_region and id(node) not in self.hot:

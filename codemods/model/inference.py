@@ -8,7 +8,7 @@ come from the API table (`model.results`), scalar dtypes from the DSL's own prom
 It decides nothing itself. Where a value's type implies a change to the code, it calls the
 decision side (`codemods.migrate.decisions`, mixed into the same Planner), which supplies
 `_flag`, `_alloc`, `_decide`, `_load_operand`, `_scratch`, `_assemble`, `_kernel_read`,
-`_kernel_matmul`, `_cube_operand`, `_tensor_creation`, `_tile_form` and `_operand_checks`; `_hoist_shape` comes from
+`_kernel_matmul`, `_cube_operand`, `_tensor_creation`, `_tile_form`, `_store_shapes` and `_operand_checks`; `_hoist_shape` comes from
 `model.shapes`. This module imports nothing of `migrate`, so the dependency runs one way.
 """
 
@@ -163,6 +163,8 @@ class Inference:
             return Val(TILE, shape, src.dtype, space)
         if op == "store":
             vals = [self._expr(p, env, inner) for p in pos]
+            if len(pos) == 4 and not kw:  # the old form, whose shapes argument the target dropped
+                self._store_shapes(node, vals[0], pos[2])
             # The Tensor written: `output_tensor=`, else the last operand (the old four-operand
             # store put the shape before it)
             if "output_tensor" in kw:

@@ -39,6 +39,9 @@ class CallPattern:
         # A rewrite that is right only under a condition the tool cannot see (a value's rank)
         # is made and flagged: the marker says what a person must check.
         self.review = rule.params.get("review")
+        # Where the planner proved that condition (its decisions under this name hold the call),
+        # the rewrite is made without the marker.
+        self.proven = rule.params.get("proven_by")
         unbound = set(re.findall(r"\$(\w+)", self.review or "")) - known
         if unbound:
             raise RuleFileError(f"{rule.path}: review message uses unbound ${', $'.join(sorted(unbound))}")
@@ -60,7 +63,7 @@ class CallPattern:
         bound = next((b for b in (match_call(m, updated) for m in spellings) if b is not None), None)
         if bound is None:
             return None
-        if self.review:
+        if self.review and not (self.proven and original in ctx.plan().of(self.proven)):
             ctx.flag(self.rule, original, re.sub(r"\$(\w+)", lambda m: _text(bound[m.group(1)]), self.review))
         return render_call(self.replace, bound, updated, receiver)
 
