@@ -210,8 +210,7 @@ def _read(up: Upgrade, rhs: cst.Name, site: Site, tile: bool, k: str, n: str, tr
         if not (isinstance(offsets, (cst.List, cst.Tuple)) and isinstance(shape, (cst.List, cst.Tuple))
                 and len(offsets.elements) == 2 and len(shape.elements) == 2 and isinstance(source, cst.Name)):
             return None
-        read_k = code(shape.elements[k_axis].value)
-        if read_k != k and number(f"({read_k}) - ({k})", up.info, site.function) != 0:
+        if not _same(up, site, code(shape.elements[k_axis].value), k):
             return None
         if up.info.type_of(source, site.env).kind != TENSOR or keyword(value, "valid_shape") is not None:
             return None
@@ -267,12 +266,10 @@ def _sliced(up: Upgrade, inline: tuple[cst.Call, bool], site: Site, k: str, n: s
         shape = ("1",) * lead + shape
     else:
         return None  # a rank-reducing slice that keeps more than two axes: not a [K, N] operand
-    if not (all(number(d, up.info, site.function) == 1 for d in shape[:lead])
-            and len(shape) == len(offsets)):
+    if not all(number(d, up.info, site.function) == 1 for d in shape[:lead]):
         return None
     k_axis = lead + (1 if trans else 0)
-    same = lambda x, y: x == y or number(f"({x}) - ({y})", up.info, site.function) == 0
-    if not (same(shape[k_axis], k) and same(shape[lead + (0 if trans else 1)], n)):
+    if not (_same(up, site, shape[k_axis], k) and _same(up, site, shape[lead + (0 if trans else 1)], n)):
         return None
     return code(source), offsets, shape, k_axis, reshaped, None, () if reshaped else tuple(range(lead))
 
@@ -299,11 +296,15 @@ def _reshaped(up: Upgrade, rhs: cst.Call, site: Site, kn: tuple):
         return None
     if up.info.type_of(source, site.env).kind != TENSOR:
         return None
-    same = lambda x, y: x == y or number(f"({x}) - ({y})", up.info, site.function) == 0
     if not (all(number(d, up.info, site.function) == 1 for d in shape[:-2])
-            and same(shape[-2], kn[0]) and same(shape[-1], kn[1])):
+            and _same(up, site, shape[-2], kn[0]) and _same(up, site, shape[-1], kn[1])):
         return None
     return code(source), offsets, shape, len(shape) - 2, True, None
+
+
+def _same(up: Upgrade, site: Site, x: str, y: str) -> bool:
+    """Two extents written alike, or that the function's numbers make equal."""
+    return x == y or number(f"({x}) - ({y})", up.info, site.function) == 0
 
 
 @kind("upgrade-tensor-k-split")
