@@ -1,8 +1,11 @@
-# `make demo`: install into .venv and print the dry-run diff of the shipped DeepSeek kernels.
+# `make demo`: install the tool alone into .venv and print the dry-run diff of the shipped DeepSeek
+#   kernels; no compiler (6 s on a fresh clone, README). The compilers come from `make install`,
+#   which test, bench, real and fuzz run first.
 # `make test`: the whole test suite.
 # `make fuzz N=... SEED=...`: the differential run of generated kernels (kernelgen/, docs/fuzz.md).
 # `make real`: the scoreboard of the real corpus (../shared/corpus) through migrate, the compiler and verify;
-#   then the version upgrade: each pypto-lib snapshot and DeepSeek migrated to 2026-08, judged by that compiler.
+#   then the version upgrade: each pypto-lib snapshot and DeepSeek migrated to 2026-08, judged by that compiler;
+#   then the strict check against that compiler on pypto's own tree of 2026-08-21 (accept/reject agreement).
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -26,8 +29,19 @@ JOBS ?= 2
 
 .PHONY: install demo test bench real fuzz clean
 
-$(BIN)/.installed: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+# The tool alone: what `make demo` needs. The compilers' venvs hold torch (2 GB) and take a minute.
+# Half of a fresh install's time is spent where the demo has no use for it: copying pip into
+# the venv (the Python that makes it installs into it: `pip --python`, pip 22.3 or later; else
+# the venv gets its own pip) and byte-compiling all of numpy, libcst and rich up front
+# (--no-compile: a module is compiled when first imported, and most never are).
+$(BIN)/.tool: pyproject.toml
+	$(PYTHON) -m venv --without-pip $(VENV)
+	$(PYTHON) -m pip --python $(BIN)/python install --quiet --no-compile -e . 2>/dev/null \
+	  || { $(BIN)/python -m ensurepip --default-pip >/dev/null && $(BIN)/python -m pip install --quiet --no-compile -e .; }
+	touch $@
+
+$(BIN)/.installed: $(BIN)/.tool
+	$(BIN)/python -m pip --version >/dev/null 2>&1 || $(BIN)/python -m ensurepip --default-pip >/dev/null
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
@@ -49,7 +63,7 @@ $(ERA_VENV)/bin/.pypto: $(PYPTO_ERA_WHEEL)
 
 install: $(BIN)/.installed $(if $(PYPTO_WHEEL),$(BIN)/.pypto) $(if $(PYPTO_HEAD_WHEEL),$(HEAD_VENV)/bin/.pypto) $(if $(PYPTO_ERA_WHEEL),$(ERA_VENV)/bin/.pypto)
 
-demo: install
+demo: $(BIN)/.tool
 	$(BIN)/pypto-migrate run fixtures/2026-03/before/deepseek_v3_2_*.py
 
 # The tests that need the newest compiler find its Python here (tests/needs.py).
@@ -65,6 +79,7 @@ bench: install
 real: install
 	$(BIN)/python benchmarks/real_corpus.py $(ARGS)
 	$(BIN)/python benchmarks/real_versions.py $(ARGS)
+	$(BIN)/python benchmarks/strict_agreement.py $(ARGS)
 
 # `make fuzz N=300 SEED=1`: generated kernels of every era through the tool, both compilers and
 # verify; new failure classes shrunk into fixtures/fuzz/ (docs/fuzz.md).

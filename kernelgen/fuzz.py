@@ -30,7 +30,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from .gen import ERAS, Kernel
+from .gen import ERAS, REAL_ERAS, Kernel
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "fuzz"
@@ -111,6 +111,8 @@ def _hypothesis_run(shard: Shard, on_kernel, shrink: bool, examples: int | None 
 
 
 def run_shard(shard: Shard) -> dict:
+    if shard.era in REAL_ERAS:
+        return run_seed_shard(shard)
     from .compilers import Compilers
     from .harness import judge_all
 
@@ -131,6 +133,61 @@ def run_shard(shard: Shard) -> dict:
     finally:
         compilers.close()
     return {"shard": shard.__dict__, "records": records, "examples": examples, "ops": dict(ops)}
+
+
+def run_seed_shard(shard: Shard) -> dict:
+    """A shard of a seed era: the shard's units of ../shared/corpus, each judged as it is (the
+    tool must leave what its own compiler accepts as the target's code, byte for byte) and then
+    mutated (`kernelgen.seeds`). Records as run_shard's; `seeds` counts the units tried, those
+    their compiler accepted as they are, and the mutants made."""
+    from .compilers import Compilers
+    from .harness import judge_all
+    from .seeds import CORPUS, drawn, units
+
+    compilers = Compilers()
+    records, examples, ops = [], {}, Counter()
+    seeds = Counter()
+    if not units(shard.era):
+        return {"shard": shard.__dict__, "records": records, "examples": examples, "ops": {},
+                "seeds": dict(seeds), "missing": f"no seeds of {shard.era} under {CORPUS}"}
+
+    def record(kernel: Kernel, verdicts, where: str, mutations: list[str]) -> None:
+        for v in verdicts:
+            # a mutant its compiler refuses is the mutation's fault, counted and not listed as a class
+            records.append((v.era, v.target, v.category, v.key() if v.category not in ("accepted", "source-refused") else ""))
+            if v.category not in ("accepted", "newer", "source-refused") and v.key() not in examples:
+                examples[v.key()] = {"text": kernel.text, "detail": v.detail, "migrated": v.migrated, "era": v.era,
+                                     "target": v.target, "category": v.category, "where": where,
+                                     "mutations": mutations}
+
+    def on_seed(kernel: Kernel, unit) -> bool:
+        seeds["tried"] += 1
+        verdicts = judge_all(kernel, compilers)
+        if verdicts and verdicts[0].category == "source-refused":
+            return False
+        seeds["accepted"] += 1
+        for v in verdicts:  # the seed as its authors wrote it: judged, but not one of the n mutants
+            records.append((f"{v.era}/seed", v.target, v.category, v.key() if v.category != "accepted" else ""))
+            if v.category not in ("accepted", "newer") and v.key() not in examples:
+                examples[v.key()] = {"text": kernel.text, "detail": v.detail, "migrated": v.migrated, "era": v.era,
+                                     "target": v.target, "category": v.category, "where": unit.where,
+                                     "mutations": []}
+        return True
+
+    try:
+        for kernel, unit, said in drawn(shard.era, shard.n, shard.seed, shard.part, shard.parts, on_seed):
+            seeds["mutants"] += 1
+            verdicts = judge_all(kernel, compilers)
+            if verdicts and verdicts[0].category != "source-refused":
+                ops.update(kernel.ops())
+                seeds["mutants accepted"] += 1
+                seeds["mutants edited"] += sum(v.migrated != kernel.text for v in verdicts
+                                               if v.target == "2026-08" and shard.era == "aug-real")
+                seeds["markers"] += sum(v.markers for v in verdicts)
+            record(kernel, verdicts, unit.where, said)
+    finally:
+        compilers.close()
+    return {"shard": shard.__dict__, "records": records, "examples": examples, "ops": dict(ops), "seeds": dict(seeds)}
 
 
 class _Found(Exception):
@@ -248,6 +305,9 @@ def summary(results: list[dict], total_ops: set[str]) -> tuple[list[str], Counte
             by[(era, target)][category] += 1
             if key and category not in ("marked", "newer"):
                 keys[key] += 1
+    seeds = Counter()
+    for result in results:
+        seeds.update(result.get("seeds", {}))
     lines = ["era     target   kernels  accepted  marked  newer  silent  verify  internal  second-run  harm  unsaid  "
              "source-refused"]
     total = Counter()
@@ -262,6 +322,14 @@ def summary(results: list[dict], total_ops: set[str]) -> tuple[list[str], Counte
         covered |= set(result["ops"])
     covered &= total_ops
     n = sum(total.values()) - total["source-refused"]
+    for result in results:
+        if result.get("missing"):
+            lines.append(f"seeds: {result['missing']} (the seed eras read ../shared/corpus: nothing judged)")
+    if seeds:
+        lines.append(f"seeds: {seeds['tried']} real units tried, {seeds['accepted']} accepted as they are by their own "
+                     f"compiler; {seeds['mutants']} mutants made, {seeds['mutants accepted']} accepted by their own "
+                     f"compiler, {seeds['mutants edited']} of those (2026-08 code) edited by the tool, "
+                     f"{seeds['markers']} review markers")
     if total["source-refused"]:
         lines.append(f"generator: {total['source-refused']} migrations of kernels their own era's compiler refused (left out)")
     lines.append(f"fuzz: {n} kernels, {total['accepted']} accepted, {total['marked']} marked at the compiler's line, "
@@ -289,7 +357,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n", type=int, default=60, help="kernels, spread evenly over the eras")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--eras", default=",".join(ERAS))
+    ap.add_argument("--eras", default=",".join(ERAS),
+                    help=f"comma-separated, of {', '.join(ERAS + REAL_ERAS)} (the last two: real kernels of "
+                         "../shared/corpus mutated, kernelgen/seeds.py)")
+    ap.add_argument("--seeds", choices=("grammar", "real", "both"), default="grammar",
+                    help="real: the seed eras only (= --eras aug-real,spring-real); both: those after the eras")
     ap.add_argument("--shrink", type=int, default=8, help="new failure classes to shrink and keep (0: none)")
     ap.add_argument("--shrink-seconds", type=float, default=120.0)
     ap.add_argument("--show", action="store_true", help="print one example of each failure class")
@@ -301,6 +373,10 @@ def main(argv: list[str] | None = None) -> int:
     if a.rejudge:
         return rejudge()
     eras = tuple(e for e in a.eras.split(",") if e)
+    if a.seeds == "real":
+        eras = REAL_ERAS
+    elif a.seeds == "both":
+        eras = tuple(dict.fromkeys(eras + REAL_ERAS))
     started = time.monotonic()
     shards = shards_for(a.n, a.seed, a.jobs, eras, tuple(x for x in a.exclude.split(",") if x))
     ctx = multiprocessing.get_context("spawn")
@@ -319,7 +395,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {count:>4} {'*' if key not in known else ' '} {key}")
             if a.show:
                 print("      " + first_seen[key][1]["text"].replace("\n", "\n      "))
-    new = [k for k, _ in keys.most_common() if k not in known][: a.shrink]
+    # A mutant of a real kernel is the corpus's text: it is never written into fixtures/ (its
+    # minimal kernel is written by hand, docs/fuzz.md); its seed and mutations say where it came from.
+    real = [k for k, _ in keys.most_common() if k not in known and first_seen[k][1].get("where")]
+    for key in real:
+        example = first_seen[key][1]
+        print(f"seed class, shrink by hand: {key}\n    from {example['where']}"
+              f"{' with ' + '; '.join(example['mutations']) if example['mutations'] else ' as it is'}")
+    new = [k for k, _ in keys.most_common() if k not in known and k not in real][: a.shrink]
     if new:
         jobs = [(first_seen[k][0], k, a.shrink_seconds, first_seen[k][1]["text"]) for k in new]
         with ctx.Pool(a.jobs) as pool:

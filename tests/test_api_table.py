@@ -82,3 +82,34 @@ def test_ops_of_several_forms_are_typed_by_the_form_written():
     assert result_val(head.ops["tensor.arange"], [Val(SCALAR)], pos, kw) == Val(TENSOR, ("1", "64"), "UINT32")
     pos, kw = _call("pl.tile.arange(0, [1, 64])")
     assert result_val(head.ops["tile.arange"], [Val(SCALAR)], pos, kw) == Val(TILE, ("1", "64"), "INT32")
+
+
+def test_tile_comparisons_give_packed_masks():
+    """e2d0f78ae's MakePackedPredicateTileType: a bit per element, each row's bytes rounded up to
+    32; a Tensor comparison keeps its shape and type."""
+    from codemods.model.constants import evaluate
+    from codemods.model.values import TENSOR
+    from codemods.rulebook.loading import load_api
+
+    head = load_api(None, "2026-08")
+    for cols, packed in (("16", "32"), ("256", "32"), ("257", "64"), ("512", "64")):
+        t = Val(TILE, ("8", cols), "FP32", "Vec")
+        for op, call in (("tile.cmp", "pl.tile.cmp(a, b, cmp_type=0)"), ("cmp", "pl.cmp(a, b)"), ("cmps", "pl.cmps(a, 0.0)")):
+            pos, kw = _call(call)
+            assert result_val(head.ops[op], [t, t], pos, kw) == Val(TILE, ("8", packed), "UINT8"), (op, cols)
+    symbolic = result_val(head.ops["tile.cmp"], [Val(TILE, ("M", "N"), "FP32")] * 2, *_call("pl.tile.cmp(a, b)"))
+    assert [evaluate(symbolic.shape[1], {"N": n}) for n in (16, 300)] == [32, 64]
+    x = Val(TENSOR, ("8", "16"), "FP32")
+    assert result_val(head.ops["cmp"], [x, x], *_call("pl.cmp(a, b)")) == Val(TENSOR, ("8", "16"), "FP32")
+
+
+def test_a_four_argument_store_is_no_evidence_of_later_code():
+    """2026-08's store(tile, offsets, output_tensor, shapes) and the pre-c39 store(tile, offsets,
+    shapes, output_tensor) both pass four: only a form c39 never had is evidence."""
+    from codemods.rulebook.evidence import later_signature, later_tables
+    from codemods.rulebook.loading import load_api
+
+    c39, later = load_api(None, "2026-03"), later_tables("2026-03")
+    assert len(later[-1].ops["store"].params) == 4
+    assert not later_signature("store", c39, later, arity=4)
+    assert later_signature("rem", c39, later, arity=3)  # pl.tile.rem(a, b, tmp): c39's took two

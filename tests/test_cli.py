@@ -1,8 +1,10 @@
-"""The CLI contract, end to end: exit codes, stdout/stderr, dry run, --write, check, rules."""
+"""The CLI contract, end to end: exit codes, stdout/stderr, dry run, --write, check, rules; at
+every version step, the default (the newest) first among them (issue 36.4)."""
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 import shutil
 import subprocess
@@ -14,7 +16,10 @@ from click.testing import CliRunner
 from unidiff import PatchSet
 
 from codemods.cli.commands import main
+from codemods.rulebook.loading import steps
 from conftest import FIXTURES, pinned
+
+STEPS = steps()  # each migrates KERNEL alike: pl.view was removed in the first, and is gone since
 
 KERNEL = "import pypto.language as pl\n\n\ndef k(t):\n    return pl.view(t, [4, 4], [0, 0])\n"
 
@@ -36,13 +41,22 @@ def tree(tmp_path, monkeypatch):
     return models
 
 
-def invoke(*args):
+def invoke(*args, step=None):
+    """The command in this process; at `step` (None: pinned to the first step, as `pinned` says)."""
+    args = [str(a) for a in args]
+    if step is not None and args and args[0] in ("run", "check"):
+        args = [args[0], "--target", step, *args[1:]]
     result = CliRunner().invoke(main, pinned(args), catch_exceptions=False)
     return result
 
 
-def test_dry_run_prints_a_diff_git_apply_accepts(tree, tmp_path):
-    result = invoke("run", "--jobs", "1", "models")
+@pytest.fixture(params=STEPS)
+def step(request):
+    return request.param
+
+
+def test_dry_run_prints_a_diff_git_apply_accepts(tree, tmp_path, step):
+    result = invoke("run", "--jobs", "1", "models", step=step)
     assert result.exit_code == 2  # two files could not be processed
     patch = PatchSet(result.stdout)
     assert sorted(p.path for p in patch) == ["models/a.py", "models/ro.py", "models/sub/b.py"]
@@ -55,9 +69,9 @@ def test_dry_run_prints_a_diff_git_apply_accepts(tree, tmp_path):
     subprocess.run(["git", "apply", "--check", "fix.patch"], cwd=tmp_path, check=True)
 
 
-def test_write_migrates_good_files_and_reports_bad_ones(tree):
+def test_write_migrates_good_files_and_reports_bad_ones(tree, step):
     mode = (tree / "a.py").stat().st_mode
-    result = invoke("run", "--write", "models")
+    result = invoke("run", "--write", "models", step=step)
     assert result.exit_code == 2
     assert result.stdout == ""
     assert (tree / "a.py").read_text() == KERNEL.replace("pl.view(", "pl.slice(")
@@ -74,45 +88,46 @@ def test_write_migrates_good_files_and_reports_bad_ones(tree):
     assert not [p for p in tree.rglob("*") if "pypto-migrate" in p.name], "no temporary files left"
 
 
-def test_check_before_and_after_write(tmp_path, monkeypatch):
+def test_check_before_and_after_write(tmp_path, monkeypatch, step):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "k.py").write_text(KERNEL)
-    before = invoke("check", "k.py")
+    before = invoke("check", "k.py", step=step)
     assert before.exit_code == 1
-    assert before.stderr.strip().endswith("1 file would be migrated, 1 edit, 0 need review; target 2026-03")
-    assert invoke("run", "--write", "k.py").exit_code == 0
-    after = invoke("check", "k.py")
+    assert before.stderr.strip().endswith(f"1 file would be migrated, 1 edit, 0 need review; target {step}")
+    assert invoke("run", "--write", "k.py", step=step).exit_code == 0
+    after = invoke("check", "k.py", step=step)
     assert after.exit_code == 0, after.stderr
     assert "0 files would be migrated, 0 edits, 0 need review" in after.stderr
-    assert invoke("run", "k.py").stdout == "", "a second run changes nothing"
+    assert invoke("run", "k.py", step=step).stdout == "", "a second run changes nothing"
 
 
-def test_check_fails_on_leftovers_that_need_a_person(tmp_path, monkeypatch):
+def test_check_fails_on_leftovers_that_need_a_person(tmp_path, monkeypatch, step):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "k.py").write_text("from pypto.language import view\nview(t, [1], [0])\n")
-    result = invoke("check", ".")
+    result = invoke("check", ".", step=step)
     assert result.exit_code == 1
-    # An error is counted as an error, not as something to review (issue 29.2).
-    assert "k.py:2:1: error API:" in result.stderr and "0 need review, 1 error" in result.stderr
+    # An error is counted as an error, not as something to review (issue 29.2): one per line said.
+    errors = len(re.findall(r"^k\.py:2:1: error API:", result.stderr, re.M))
+    assert errors >= 1 and f"0 need review, {errors} error{'s' * (errors != 1)}; target {step}" in result.stderr
 
 
-def test_select_ignore_and_usage_errors(tmp_path, monkeypatch):
+def test_select_ignore_and_usage_errors(tmp_path, monkeypatch, step):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "k.py").write_text(KERNEL)
-    assert "pl.slice(" in invoke("run", "--select", "view-to-slice", "k.py").stdout
-    assert "pl.slice(" in invoke("run", "--select", "PTO001", "k.py").stdout
-    assert invoke("run", "--ignore", "PTO001", "k.py").stdout == ""
-    unknown = invoke("run", "--select", "PTO999", "k.py")
+    assert "pl.slice(" in invoke("run", "--select", "view-to-slice", "k.py", step=step).stdout
+    assert "pl.slice(" in invoke("run", "--select", "PTO001", "k.py", step=step).stdout
+    assert invoke("run", "--ignore", "PTO001", "k.py", step=step).stdout == ""
+    unknown = invoke("run", "--select", "PTO999", "k.py", step=step)
     assert unknown.exit_code == 2 and "unknown rule PTO999" in unknown.stderr
     assert invoke("run", "missing.py").exit_code == 2
     assert invoke("check").exit_code == 2
     assert invoke("run", "--jobs", "0", "k.py").exit_code == 2
 
 
-def test_diff_file(tmp_path, monkeypatch):
+def test_diff_file(tmp_path, monkeypatch, step):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "k.py").write_text(KERNEL)
-    result = invoke("run", "--diff-file", "out.diff", "k.py")
+    result = invoke("run", "--diff-file", "out.diff", "k.py", step=step)
     assert (tmp_path / "out.diff").read_text() == result.stdout
     assert result.stdout.startswith("--- a/k.py\n+++ b/k.py\n")
 
@@ -127,13 +142,13 @@ def test_rules_listing_and_documentation():
     assert invoke("rules", "PTO404").exit_code == 2
 
 
-def test_parallel_jobs_give_the_same_diff(tmp_path, monkeypatch):
+def test_parallel_jobs_give_the_same_diff(tmp_path, monkeypatch, step):
     monkeypatch.chdir(tmp_path)
     shutil.copytree(FIXTURES / "2026-03" / "before", tmp_path / "k")
     for i in range(6):
         (tmp_path / "k" / f"extra{i}.py").write_text(KERNEL)
-    one = invoke("run", "--jobs", "1", "k")
-    two = invoke("run", "--jobs", "2", "k")
+    one = invoke("run", "--jobs", "1", "k", step=step)
+    two = invoke("run", "--jobs", "2", "k", step=step)
     files = len(list((FIXTURES / "2026-03" / "before").glob("*.py"))) + 6
     assert one.stdout == two.stdout and one.stdout.count("--- a/") == files
 
@@ -151,12 +166,12 @@ def test_real_subprocess_module_and_console_script(tmp_path):
     assert version.stdout.startswith("pypto-migrate, version")
 
 
-def test_crlf_diff_applies_byte_for_byte(tmp_path, monkeypatch):
+def test_crlf_diff_applies_byte_for_byte(tmp_path, monkeypatch, step):
     monkeypatch.chdir(tmp_path)
     raw = (FIXTURES / "2026-03" / "before" / "edge_crlf_bom.py").read_bytes()
     (tmp_path / "w.py").write_bytes(raw)
     (tmp_path / "n.py").write_bytes((FIXTURES / "2026-03" / "before" / "edge_no_final_newline.py").read_bytes())
-    diff = invoke("run", ".").stdout_bytes  # .stdout would fold CRLF to LF
+    diff = invoke("run", ".", step=step).stdout_bytes  # .stdout would fold CRLF to LF
     assert b"\r\n" in diff
     subprocess.run(["git", "init", "-q"], check=True)
     (tmp_path / "p.diff").write_bytes(diff)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from codemods.compiler.verdict import KernelCapacity, over_limits, pair_kernels, under_review_marker
-from codemods.compiler.ir_audit import audit_dump
+from codemods.compiler.verdict import KernelCapacity, mismatches, over_limits, pair_kernels, under_review_marker
+from codemods.compiler.ir_audit import Kernel, audit_dump, kernels_in
 from codemods.compiler.memory_report import MemoryRecord, parse_memory_report
 from conftest import FIXTURES
 from needs import pypto_or_skip
@@ -184,6 +184,55 @@ def test_kernels_are_matched_by_order_within_a_function_and_mismatched_counts_ar
     assert over_limits(pairs) == (1, 2)
 
 
+def _record(function: str, space: str, used: int, program: str = "") -> MemoryRecord:
+    return MemoryRecord(function, space, used, 1 << 20, 0, program)
+
+
+def test_the_newest_compilers_aic_and_aiv_halves_are_one_kernel_of_the_source():
+    """e2d0f78ae splits a kernel using both cores into `<kernel>_aic` and `<kernel>_aiv`
+    (ExpandMixedKernel): one region of the tool, its spaces from both halves (issue 36.4)."""
+    capacity = [KernelCapacity("layer", "kernel 1", 10, {"Vec": (4096, 1 << 20), "Mat": (2048, 1 << 20)}),
+                KernelCapacity("layer", "kernel 2", 40, {"Vec": (1024, 1 << 20)})]
+    memory = [_record("layer_incore_0_aic", "Mat", 2048), _record("layer_incore_0_aiv", "Vec", 4096),
+              _record("layer_incore_1", "Vec", 1024)]
+    pairs, notes = pair_kernels(capacity, memory)
+    assert notes == [] and mismatches(capacity, memory) == []
+    assert [(p.tool.label, p.compiler) for p in pairs] == [
+        ("kernel 1", "layer_incore_0_aic + layer_incore_0_aiv"), ("kernel 2", "layer_incore_1")]
+    assert pairs[0].spaces == {"Vec": (4096, 4096, 1 << 20), "Mat": (2048, 2048, 1 << 20)}
+
+
+def test_named_regions_and_programs_sharing_function_names_are_matched():
+    """A `name_hint=` region is outlined under its name (`_0` when it repeats), counted in its
+    function's order; two programs of one file each outline `gemm_incore_0`."""
+    capacity = [KernelCapacity("layer", "kernel 1", 10, {"Vec": (1, 1 << 20)}, "rope", ("build_a", "layer")),
+                KernelCapacity("layer", "kernel 2", 20, {"Vec": (2, 1 << 20)}, "", ("build_a", "layer")),
+                KernelCapacity("layer", "kernel 3", 30, {"Vec": (3, 1 << 20)}, "rope", ("build_a", "layer")),
+                KernelCapacity("gemm", "kernel 1", 60, {"Vec": (4, 1 << 20)}, "", ("build_b", "gemm"))]
+    memory = [_record("rope", "Vec", 1, "build_a"), _record("layer_incore_1", "Vec", 2, "build_a"),
+              _record("rope_0_aiv", "Vec", 3, "build_a"), _record("gemm_incore_0", "Vec", 4, "build_b")]
+    pairs, notes = pair_kernels(capacity, memory)
+    assert notes == []
+    assert [(p.tool.line, p.compiler) for p in pairs] == [(10, "rope"), (20, "layer_incore_1"), (30, "rope_0_aiv"),
+                                                          (60, "gemm_incore_0")]
+
+
+def test_a_region_the_compiler_did_not_outline_is_a_structure_problem_an_inlined_helpers_kernel_is_not():
+    capacity = [KernelCapacity("layer", "kernel 1", 10, {"Vec": (1, 1 << 20)}),
+                KernelCapacity("layer", "kernel 2", 40, {"Vec": (1, 1 << 20)})]
+    memory = [_record("layer_incore_0", "Vec", 1), _record("helper_scope", "Vec", 1)]
+    problems = mismatches(capacity, memory)
+    assert [(p.function, p.line, p.message) for p in problems] == [
+        ("layer", 10, "layer: the tool sees 2 kernel regions, the compiler outlined 1")]
+    assert mismatches(capacity, []) == [], "no memory report: nothing to hold the regions against"
+    # A kernel of scalar reads and writes has no buffer, so no line of the memory report: the
+    # IR's kernel functions count it.
+    outlined = [Kernel("layer_incore_0"), Kernel("layer_incore_1"), Kernel("helper_scope")]
+    assert mismatches(capacity, memory, outlined) == []
+    pairs, _ = pair_kernels(capacity, memory, outlined)
+    assert [(p.tool.line, p.compiler) for p in pairs if p.tool] == [(10, "layer_incore_0"), (40, "layer_incore_1")]
+
+
 def _dump(body: str) -> str:
     return "import pypto.language as pl\n\n@pl.program\nclass P:\n" + textwrap.indent(textwrap.dedent(body), "    ")
 
@@ -205,6 +254,28 @@ CLEAN = _dump("""
         z_0: pl.Tensor[[4, 1], pl.INT32] = pl.tensor.add(y_0, y_0)
         return z_0
 """)
+
+
+def test_the_kernels_of_a_dump_are_its_incore_aic_and_aiv_functions():
+    dump = _dump("""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def f(self, x: pl.Tensor[[4, 1], pl.INT32]) -> pl.Tensor[[4, 1], pl.INT32]:
+            return x
+
+        @pl.function(type=pl.FunctionType.AIC)
+        def f_incore_0_aic(self, x: pl.Tensor[[4, 1], pl.INT32]) -> pl.Tensor[[4, 1], pl.INT32]:
+            return x
+
+        @pl.function(type=pl.FunctionType.AIV)
+        def f_incore_0_aiv(self, x: pl.Tensor[[4, 1], pl.INT32]) -> pl.Tensor[[4, 1], pl.INT32]:
+            return x
+
+        @pl.function(type=pl.FunctionType.InCore)
+        def f_incore_1(self, x: pl.Tensor[[4, 1], pl.INT32]) -> pl.Tensor[[4, 1], pl.INT32]:
+            return x
+    """)
+    assert kernels_in(dump, "build") == [Kernel("f_incore_0_aic", "build"), Kernel("f_incore_0_aiv", "build"),
+                                         Kernel("f_incore_1", "build")]
 
 
 def test_a_clean_dump_has_no_structure_problem(api):

@@ -17,6 +17,7 @@ import pytest
 from codemods.compiler.bridge import CompilerMismatch, compile_source, probe
 from codemods.compiler.installed import compiler_python, identify, mismatch
 from codemods.run.config import ConfigError, parse
+from conftest import FIXTURES
 from needs import head_python, pypto_or_skip
 
 JIT_ADD = '''\
@@ -304,3 +305,17 @@ def test_a_pass_error_is_placed_at_the_line_its_text_names(tmp_path, head):
     result = compile_source(path, None, "passes", target="2026-08", python=head)
     lines = THIN_MATMUL.splitlines()
     assert result.errors and all("pl.matmul" in lines[e.line - 1] for e in result.errors), result.errors
+
+
+def test_passes_at_the_default_target_match_the_aic_and_aiv_halves_with_the_tools_regions(tmp_path, head):
+    """e2d0f78ae outlines a kernel that uses both cores as `<kernel>_aic` and `<kernel>_aiv`: each
+    pair is one of the tool's regions, in order, so that no count differs and nothing is noise;
+    the tool's figures (c39's model) are shown beside the compiler's, not marked DIFFERS (36.4)."""
+    source = FIXTURES / "2026-03" / "before" / "deepseek_v3_2_decode_front.py"
+    _write(tmp_path, "k.py", source.read_text(encoding="utf-8"))
+    done = _cli("check", "--no-cache", "--compile=passes", "--compiler-python", head, "k.py", cwd=tmp_path)
+    err = done.stderr
+    assert "1 file compiled, 0 compile errors; target 2026-08" in err, err[-2000:]
+    assert "structure:" not in err and "the tool sees" not in err and "DIFFERS" not in err
+    assert "= decode_front_layer_incore_0_aic + decode_front_layer_incore_0_aiv" in err
+    assert "not this compiler's: not compared" in err

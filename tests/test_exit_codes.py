@@ -25,7 +25,7 @@ def test_the_pages_hold_the_table_word_for_word(page):
 def test_each_help_prints_its_column_of_the_table(tmp_path, command):
     helped = pypto(command, "--help", cwd=tmp_path).stdout
     section = helped[helped.index("Exit codes:"):].splitlines()[1:]
-    said = {int(m.group(1)): m.group(2) for m in (re.match(r"^\s+(\d)  (.*)$", line) for line in section) if m}
+    said = {int(m.group(1)): m.group(2) for m in (re.match(r"^\s+(\d+)  (.*)$", line) for line in section) if m}
     assert said == exits.TABLE[command]
     # The table's column in the pages says the same: each cell is the help's line.
     row = {int(cells[0]): cells for cells in (

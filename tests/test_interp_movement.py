@@ -122,3 +122,15 @@ def test_load_with_valid_shape_runs_in_the_old_profile():
     m.kernel = m.new_kernel()
     t = pl.load(x, [0, 0], [4, 8], valid_shape=[4, 8])
     assert isinstance(t, Tile) and (t.data == 2.0).all()
+
+
+def test_the_2026_08_store_takes_an_nd_partition_shape():
+    """e2d0f78ae's `store(tile, offsets, output_tensor, shapes)`: the tile written as a window of
+    that shape (its row-major elements), where c39's four-argument store put `shapes` third."""
+    m, pl = machine(HEAD)
+    out = pl.create_tensor([2, 4, 8], dtype=pl.FP32)
+    written = pl.store(tile(m), [1, 0, 0], out, [1, 4, 8])
+    np.testing.assert_array_equal(written.data[1], A)
+    assert not written.written[0].any()
+    with pytest.raises(KernelError, match="sizes differ"):
+        pl.store(tile(m), [0, 0, 0], out, [1, 2, 8])

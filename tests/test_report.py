@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 
 import libcst as cst
+import pytest
 from click.testing import CliRunner
 
 from codemods.cli.commands import main
 from codemods.migrate.report import report_module
-from codemods.rulebook.loading import load_rules
+from codemods.rulebook.loading import load_rules, steps
 from conftest import FIXTURES, pinned
 
 
@@ -50,9 +51,11 @@ def test_overflow_names_the_tile_and_constants(run_rules):
     )
 
 
-def test_report_json_records_and_scopes(tmp_path, monkeypatch):
+@pytest.mark.parametrize("step", steps())
+def test_report_json_records_and_scopes(tmp_path, monkeypatch, step):
     monkeypatch.chdir(FIXTURES.parent)
-    result = CliRunner().invoke(main, pinned(["report", "--format", "json", "fixtures/2026-03/after/deepseek_v3_2_decode_front.py"]))
+    result = CliRunner().invoke(main, ["report", "--target", step, "--format", "json",
+                                       "fixtures/2026-03/after/deepseek_v3_2_decode_front.py"])
     assert result.exit_code == 0
     records = json.loads(result.stdout)
     assert len(records) == 2 * 5  # two kernels, five spaces each

@@ -127,3 +127,130 @@ class P:
 
     verdict = verify(("a.py", text), ("b.py", text), Settings(), api, api.step)
     assert verdict.code == MISMATCH and "vector op pl.row_expand_mul reads a tile in Mat" in verdict.message
+
+
+# The target's own forms that the 2026-08 table once called errors (issue 36): each a kernel of
+# its own, checked by the strict check and, where it is installed, by e2d0f78ae itself.
+HEAD_FORMS = {
+    # store(tile, offsets, output_tensor, shapes): the ND partition shape after the tensor
+    "store_with_shapes": """
+    @pl.function(type=pl.FunctionType.InCore)
+    def store_with_shapes(self, x: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        t = pl.load(x, [0, 0], [16, 64])
+        out = pl.store(t, [0, 0], out, [16, 64])
+        return out
+""",
+    # a tile matmul may name its accumulator's own dtype
+    "matmul_out_dtype": """
+    @pl.function(type=pl.FunctionType.InCore)
+    def matmul_out_dtype(self, a: pl.Tensor[[16, 32], pl.BF16], b: pl.Tensor[[32, 64], pl.BF16],
+                         out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        ta = pl.load(a, [0, 0], [16, 32], target_memory=pl.MemorySpace.Mat)
+        tb = pl.load(b, [0, 0], [32, 64], target_memory=pl.MemorySpace.Mat)
+        c: pl.Tile[[16, 64], pl.FP32] = pl.matmul(ta, tb, out_dtype=pl.FP32)
+        out = pl.store(c, [0, 0], out)
+        return out
+""",
+    # a tile comparison's mask packs 8 elements a byte, rows rounded up to 32 bytes
+    "packed_masks": """
+    @pl.function(type=pl.FunctionType.InCore)
+    def packed_masks(self, x: pl.Tensor[[16, 16], pl.FP32], y: pl.Tensor[[16, 16], pl.FP32],
+                     out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        a: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [0, 0], [16, 16])
+        b: pl.Tile[[16, 16], pl.FP32] = pl.load(y, [0, 0], [16, 16])
+        lt: pl.Tile[[16, 32], pl.UINT8] = pl.tile.cmp(a, b, cmp_type=2)
+        gt0: pl.Tile[[16, 32], pl.UINT8] = pl.tile.cmps(a, 0.0, cmp_type=4)
+        eq: pl.Tile[[16, 32], pl.UINT8] = pl.cmp(a, b, cmp_type=0)
+        ne0: pl.Tile[[16, 32], pl.UINT8] = pl.cmps(a, 1.0, cmp_type=1)
+        tmp: pl.Tile[[1, 32], pl.UINT8] = pl.tile.create([1, 32], dtype=pl.UINT8)
+        picked: pl.Tile[[16, 16], pl.FP32] = pl.tile.sel(lt, a, b, tmp)
+        out = pl.store(picked, [0, 0], out)
+        return out
+""",
+    # into Mat, mgather's index is a GM Tensor
+    "mgather_into_mat": """
+    @pl.function(type=pl.FunctionType.InCore)
+    def mgather_into_mat(self, mem: pl.Tensor[[64, 32], pl.FP16], idx: pl.Tensor[[1, 16], pl.INT32],
+                         out: pl.Out[pl.Tensor[[16, 32], pl.FP16]]) -> pl.Tensor[[16, 32], pl.FP16]:
+        rows: pl.Tile[[16, 32], pl.FP16] = pl.tile.mgather(mem, idx, target_memory=pl.MemorySpace.Mat)
+        out = pl.store(rows, [0, 0], out)
+        return out
+""",
+    # without shape=, a reinterpreted view scales its contiguous axis by the byte ratio
+    "reinterpret_narrower": """
+    @pl.function(type=pl.FunctionType.InCore)
+    def reinterpret_narrower(self, x: pl.Tensor[[16, 16], pl.FP32],
+                             out: pl.Out[pl.Tensor[[16, 32], pl.INT16]]) -> pl.Tensor[[16, 32], pl.INT16]:
+        t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [0, 0], [16, 16])
+        v: pl.Tile[[16, 32], pl.INT16] = pl.reinterpret_view(t, pl.INT16)
+        out = pl.store(v, [0, 0], out)
+        return out
+""",
+    # row_expand_add on Tiles takes an optional scratch tile
+    "row_expand_add_tmp": """
+    @pl.function(type=pl.FunctionType.InCore)
+    def row_expand_add_tmp(self, x: pl.Tensor[[16, 64], pl.FP32], r: pl.Tensor[[16, 1], pl.FP32],
+                           out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        a: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [0, 0], [16, 64])
+        v: pl.Tile[[16, 1], pl.FP32] = pl.load(r, [0, 0], [16, 1])
+        tmp: pl.Tile[[16, 64], pl.FP32] = pl.tile.create([16, 64], dtype=pl.FP32, target_memory=pl.MemorySpace.Vec)
+        b = pl.row_expand_add(a, v, tmp)
+        c = pl.tile.row_expand_add(b, v, tmp)
+        out = pl.store(c, [0, 0], out)
+        return out
+""",
+}
+# Each form's neighbour that e2d0f78ae refuses, and what the strict check says of it.
+HEAD_REFUSED = {
+    "store_with_shapes": ("pl.store(t, [0, 0], out, [16, 64])", "pl.store(t, [0, 0], [16, 64], out)",
+                          "The operator tensor.store requires argument 3 to be a TensorType, but got a list"),
+    "matmul_out_dtype": ("out_dtype=pl.FP32", "out_dtype=pl.BF16", "pl.matmul: out_dtype=BF16 is not supported for Tile operands"),
+    "packed_masks": ("lt: pl.Tile[[16, 32]", "lt: pl.Tile[[16, 16]",
+                     "Type annotation for 'lt' has shape dimension 1 = 16 but expression has shape dimension 1 = 32"),
+}
+
+
+def rejections(text: str, api) -> list[str]:
+    """What the strict check says the target refuses (not the idioms' advice)."""
+    return [v.message for v in check_module(cst.parse_module(text), api) if v.rejects]
+
+
+def head_program(*names: str, replace: tuple[str, str] = ("", "")) -> str:
+    body = "".join(HEAD_FORMS[n] for n in names).replace(*replace)
+    return f"import pypto.language as pl\n\n\n@pl.program\nclass HeadForms:{body}"
+
+
+def test_the_targets_own_forms_are_no_errors():
+    from codemods.rulebook.loading import load_api
+
+    head = load_api(None, "2026-08")
+    for name in HEAD_FORMS:
+        assert rejections(head_program(name), head) == [], name
+
+
+@pytest.mark.parametrize("name", sorted(HEAD_REFUSED))
+def test_their_refused_neighbours_stay_errors(name):
+    from codemods.rulebook.loading import load_api
+
+    old, new, message = HEAD_REFUSED[name]
+    text = head_program(name, replace=(old, new))
+    assert new in text
+    assert any(m.startswith(message) for m in rejections(text, load_api(None, "2026-08")))
+
+
+def test_the_newest_compiler_agrees(tmp_path):
+    """e2d0f78ae accepts every form above and refuses each neighbour, at the line the strict check names."""
+    from codemods.compiler.bridge import compile_source
+    from needs import head_python
+
+    python = head_python()
+    path = tmp_path / "forms.py"
+    path.write_text(head_program(*HEAD_FORMS))
+    accepted = compile_source(path, None, "parse", target="2026-08", python=python)
+    assert accepted.ok and accepted.programs == ["HeadForms"], accepted.errors
+    for name, (old, new, _) in sorted(HEAD_REFUSED.items()):
+        text = head_program(name, replace=(old, new))
+        path.write_text(text)
+        refused = compile_source(path, None, "parse", target="2026-08", python=python)
+        line = 1 + next(i for i, s in enumerate(text.splitlines()) if new in s)
+        assert [e.line for e in refused.errors] == [line], (name, refused.errors)

@@ -160,9 +160,27 @@ def through(x: pl.Tensor[[4, N], pl.FP32], y: pl.InOut[pl.Tensor[[4, N], pl.FP32
 
 
 @pl.jit
-def k(x: pl.Tensor[[4, N], pl.FP32], a: pl.Out[pl.Tensor[[4, N], pl.FP32]], b: pl.Out[pl.Tensor[[4, N], pl.FP32]]):
+def k(x: pl.Tensor[[4, N], pl.FP32], a: pl.Tensor[[4, N], pl.FP32], b: pl.Tensor[[4, N], pl.FP32]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        a[0:4, :] = pl.add(x, 2.0)
     a = fresh(x, a)
     b = through(x, b)
     return a
 """
+    # the entry's plain outputs are the old form PTO142 retypes; of the two re-bindings only
+    # the one to a value of its own drops what the function wrote
     assert _markers(_upgrade(source).output, "PTO142") == ["a = fresh(x, a)"]
+
+
+def test_a_declared_output_rebound_in_code_of_2026_08_is_its_author_s():
+    """pypto's own tests of 2026-08 rebind their `pl.Out` (`out = pl.add(a, a)`): e2d0f78ae warns
+    and accepts it, and the direction and the binding are the author's. No marker."""
+    source = HEAD + """
+
+@pl.jit
+def k(x: pl.Tensor[[4, N], pl.FP32], a: pl.Out[pl.Tensor[[4, N], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        a = pl.add(x, 1.0)
+    return a
+"""
+    assert _markers(_upgrade(source).output, "PTO142") == []

@@ -141,6 +141,18 @@ def test_every_rule_sits_in_a_step_folder():
 VERSIONED = sorted((Path(__file__).resolve().parent.parent / "fixtures").glob("20*-*/before/*.py"))
 
 
+# Fixtures of the 2026-08 step whose every change is one code written for 2026-08 may hold too:
+# nothing in them dates them before the target (docs/versions.md), so a run leaves them, and
+# `--from 2026-08` (the author saying the code is older) migrates them to their `after`.
+PRESUMED = {
+    "index_flags.py": "a name re-bound to another type (PTO153 misjudges code of 2026-08 too)",
+    "silent_not.py": "`not` of an integer (a silent change)",
+    "silent_subscripts.py": "scalar subscripts (a silent change)",
+    "wide_kept.py": "a buffer larger than Vec (PTO181: pypto's own parser tests hold them)",
+    "wide_rows.py": "a buffer larger than Vec",
+}
+
+
 @pytest.mark.parametrize("before", VERSIONED, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
 def test_versioned_fixture_migrates_to_expected(before):
     from codemods.run.runner import Job, migrate_text
@@ -149,6 +161,10 @@ def test_versioned_fixture_migrates_to_expected(before):
     job = Job(tuple(r.id for r in load_rules()), target=step)
     text = before.read_text(encoding="utf-8")
     result = migrate_text(text, job)
+    if step == steps()[-1] and before.name in PRESUMED:
+        assert result.output == text and not result.edits and not result.findings
+        job = Job(job.rule_ids, target=step, start=step)
+        result = migrate_text(text, job)
     assert result.output == (before.parent.parent / "after" / before.name).read_text(encoding="utf-8")
     assert migrate_text(result.output, job).output == result.output, "a second run must change nothing"
     lines = result.output.splitlines()

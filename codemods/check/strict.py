@@ -20,7 +20,7 @@ from typing import NamedTuple
 import libcst as cst
 
 from ..model.annotations import differences
-from ..model.results import result_val
+from ..model.results import argument, result_val
 from ..model.kernels import (COUNTER, OpIndex, chunked_bounds, find_regions, function_type, kernel_functions, loop_targets,
                              parameter_value, scope_kind)
 from ..model.constants import scalar_dtype
@@ -247,10 +247,21 @@ class StrictChecker:
             self._expr(p, env, region, stmt)
         self._arity(op, spec, node, pos, kw)
         self._tile_form(op, spec, node, kw, vals)
-        self._roles(op, spec, node, vals)
+        self._tensor_form(op, spec, node, pos, kw, vals)
+        self._roles(op, spec, node, pos, kw, vals)
         result = self._result(op, spec, node, pos, kw, vals)
+        self._accumulator(op, spec, node, pos, kw, vals, result)
         self._structure(op, node, pos, kw, vals, result, region)
         return result
+
+    def _accumulator(self, op, spec, node, pos, kw, vals, result) -> None:
+        """A tile matmul's `out_dtype` may only name the accumulator's own type, which the operands fix."""
+        if spec.dtype != "matmul" or "out_dtype" not in (spec.tile_params or ()) or not vals or vals[0].kind != TILE:
+            return
+        asked = _attr(argument(spec, "out_dtype", pos, kw))
+        if asked and vals[0].dtype and result.dtype and asked != result.dtype:
+            self._bad(node, f"pl.{op}: out_dtype={asked} is not supported for Tile operands: the Cube accumulator "
+                      f"fixes the result dtype ({result.dtype}); cast the result instead")
 
     def _arity(self, op, spec, node, pos, kw) -> None:
         """The table's parameter lists are the target's whole signatures (checked on the real corpus)."""
@@ -271,34 +282,58 @@ class StrictChecker:
                 self._bad(node, f"{op}() got an unexpected keyword argument '{key}'")
                 return
 
-    def _roles(self, op, spec, node, vals) -> None:
+    def _tensor_form(self, op, spec, node, pos, kw, vals) -> None:
+        """A unified op whose tensor form takes fewer parameters rejects the others on a Tensor."""
+        if spec.tensor_params is None or not vals or vals[0].kind != TENSOR:
+            return
+        extra = list(spec.params[len(spec.tensor_params):len(pos)])
+        extra += [key for key in kw if key in spec.params and key not in spec.tensor_params]
+        if extra:
+            self._bad(node, f"pl.{op}: Tensor inputs must not pass {extra[0]}")
+
+    def _roles(self, op, spec, node, pos, kw, vals) -> None:
         first = vals[0] if vals else UNKNOWN_VAL
         family = "tile" if spec.kind == "tile-only" or first.kind == TILE else "tensor"
+        roles = spec.roles_for({k: _keyword_value(v) for k, v in kw.items()}) if spec.roles_when else spec.roles
         for i, v in enumerate(vals):
-            if i >= len(spec.params) or v.kind == UNKNOWN:
+            if i >= len(spec.params):
                 continue
-            role = spec.roles.get(spec.params[i], "")
+            role = roles.get(spec.params[i], "")
             which = "argument" if len(spec.params) == 1 else f"argument {i + 1}"
+            if v.kind == UNKNOWN:
+                if role in ("tile", "tensor") and type(pos[i]) in (cst.List, cst.Tuple):
+                    # A list is never a Tile or a Tensor: the pre-c39 `pl.store(tile, offsets, shapes,
+                    # output_tensor)`, which 2026-08's store(tile, offsets, output_tensor, shapes) refuses.
+                    self._bad(node, f"The operator {_named(role, op)} requires {which} to be a "
+                              f"{'TileType' if role == 'tile' else 'TensorType'}, but got a list")
+                continue
             if role == "tile" and v.kind != TILE:
-                self._bad(node, f"The operator tile.{op} requires {which} to be a TileType, but got {_type(v)}")
+                self._bad(node, f"The operator {_named('tile', op)} requires {which} to be a TileType, but got {_type(v)}")
             elif role == "tensor" and v.kind != TENSOR:
-                self._bad(node, f"The operator tensor.{op} requires {which} to be a TensorType, but got {_type(v)}")
+                self._bad(node, f"The operator {_named('tensor', op)} requires {which} to be a TensorType, but got {_type(v)}")
             elif role == "value" and i > 0 and first.kind in (TENSOR, TILE) and v.kind != first.kind:
-                self._bad(node, f"The operator {family}.{op} requires {which} to be a {_type(first)}, but got {_type(v)}")
+                self._bad(node, f"The operator {_named(family, op)} requires {which} to be a {_type(first)}, but got {_type(v)}")
             elif role == "value-or-scalar" and first.kind in (TENSOR, TILE) and v.kind in (TENSOR, TILE) and v.kind != first.kind:
-                self._bad(node, f"The operator {family}.{op} requires {which} to be a {_type(first)} or a scalar, but got {_type(v)}")
+                self._bad(node, f"The operator {_named(family, op)} requires {which} to be a {_type(first)} or a scalar, but got {_type(v)}")
 
     def _result(self, op, spec, node, pos, kw, vals) -> Val:
         """The result's kind and space as the idioms demand, with the shape and dtype the API
         table gives it (so that annotations can be held to them)."""
         kind = self._kind_and_space(op, spec, node, pos, kw, vals)
-        typed = result_val(spec, vals, pos, kw, lambda n: scalar_dtype(n, self.constants))
+        typed = result_val(spec, vals, pos, kw, self._literal_dtype)
         if typed.kind != kind.kind or kind.kind not in (TENSOR, TILE):
             return kind
         shape = typed.shape
         if op == "move" and shape and isinstance(kw.get("transpose"), cst.Name) and kw["transpose"].value == "True":
             shape = shape[::-1]
         return kind.but(shape=shape, dtype=typed.dtype)
+
+    def _literal_dtype(self, node) -> str | None:
+        """A scalar operand's dtype as the op's result sees it: a number written in the call is
+        none of its own where the table says a literal takes its operand's (`literal_follows_operand`)."""
+        if self.api.literal_follows_operand and _literal(node):
+            return None
+        return scalar_dtype(node, self.constants)
 
     def _kind_and_space(self, op, spec, node, pos, kw, vals) -> Val:
         first = vals[0] if vals else UNKNOWN_VAL
@@ -388,3 +423,23 @@ def _type(v: Val) -> str:
 def _attr(node) -> str | None:
     return node.attr.value if isinstance(node, cst.Attribute) else None
 
+
+def _named(family: str, op: str) -> str:
+    """The IR op's name the compiler's message gives: `tile.exp` for `pl.exp`, `tile.mgather` for `pl.tile.mgather`."""
+    return op if op.startswith(("tile.", "tensor.")) else f"{family}.{op}"
+
+
+def _keyword_value(node) -> str:
+    """What a keyword's value says, for choosing an op's form: `pl.MemorySpace.Mat` -> "Mat", "elem" -> elem."""
+    if type(node) is cst.Attribute or type(node) is cst.Name:
+        return _attr(node) or node.value
+    if type(node) is cst.SimpleString:
+        return node.evaluated_value
+    return code(node)
+
+
+def _literal(node) -> bool:
+    """`1.0`, `-2`, `3`: a number written as it is."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        node = node.expression
+    return isinstance(node, (cst.Integer, cst.Float))

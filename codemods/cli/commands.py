@@ -21,7 +21,20 @@ from ..run.runner import Job
 from .versions import STEPS, version_options, chosen_steps as _steps
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """Ctrl-C exits 130, as a shell reports a command SIGINT ended, and says so; click's own
+    handling prints `Aborted!` and exits 1, which a script cannot tell from a finding.
+    `run` and `check` catch it first, to list what was written (`formats.interrupted`)."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            _console().print("interrupted (Ctrl-C)", markup=False)
+            sys.exit(exits.INTERRUPTED)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="pypto-migrate")
 def main() -> None:
     """Migrate pypto kernels to a newer pypto (the newest by default, --target pins one), reviewably."""
@@ -47,7 +60,8 @@ def run_command(paths, write, diff_file, verify, interactive, stage, compiler_py
 
     With --compile, a file the compiler rejects is not written, unless every rejection is on a
     statement a `# pypto-migrate: review` marker flags."""
-    from .formats import finish
+    from .formats import finish, interrupted
+    from ..run.interrupt import Interrupted
     from ..run.invocation import outcomes as migrate_all, reads_stdin
 
     stage, paths = compile_stage(stage, paths)
@@ -64,7 +78,10 @@ def run_command(paths, write, diff_file, verify, interactive, stage, compiler_py
               compiler_python=compiler_python, size_defaults=config.sets,
               max_file_size=max_file_size, cache_dir=cache_dir(no_cache), target=target, start=start)
     diff_out = _diff_file(diff_file, paths) if diff_file is not None else None  # before anything is written
-    files, outcomes = migrate_all(paths, job, jobs, config, force_exclude, ui, stdin_filename)
+    try:
+        files, outcomes = migrate_all(paths, job, jobs, config, force_exclude, ui, stdin_filename)
+    except Interrupted as stop:
+        sys.exit(interrupted(ui, stop))
     if diff_out is not None:
         with diff_out:
             diff_out.write("".join(o.diff for o in outcomes))
@@ -87,7 +104,8 @@ def run_command(paths, write, diff_file, verify, interactive, stage, compiler_py
 def check_command(paths, stage, compiler_python, select, ignore, jobs, target, start, fmt, exit_zero, quiet, verbose, color,
                   stdin_filename, force_exclude, no_cache, max_file_size) -> None:
     """Exit 1 if any file would change or needs a person (for CI); writes nothing. PATH `-` reads stdin."""
-    from .formats import finish
+    from .formats import finish, interrupted
+    from ..run.interrupt import Interrupted
     from ..run.invocation import outcomes as migrate_all, reads_stdin
 
     stage, paths = compile_stage(stage, paths)
@@ -99,7 +117,10 @@ def check_command(paths, stage, compiler_python, select, ignore, jobs, target, s
     job = Job(rules.ids, strict=not narrowed, compile=stage, compiler_python=compiler_python,
               size_defaults=config.sets, max_file_size=max_file_size, cache_dir=cache_dir(no_cache), target=target,
               start=start)
-    _, outcomes = migrate_all(paths, job, jobs, config, force_exclude, ui, stdin_filename)
+    try:
+        _, outcomes = migrate_all(paths, job, jobs, config, force_exclude, ui, stdin_filename)
+    except Interrupted as stop:
+        sys.exit(interrupted(ui, stop))
     sys.exit(finish(ui, fmt, outcomes, rules, "check", exit_zero=exit_zero, stdin=reads_stdin(paths), target=target))
 
 

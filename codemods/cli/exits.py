@@ -10,6 +10,7 @@ CLEAN = 0  # nothing to do (check), every file processed (run), equivalent (veri
 PENDING = 1  # check: a file would change or needs a person; run: the compiler rejects a migration; verify: a mismatch
 FAILED = 2  # a file could not be processed, or a usage, configuration or setup error
 MASKED = 3  # verify only: equivalent except where the original masked values with valid_shape
+INTERRUPTED = 130  # Ctrl-C (SIGINT), as a shell reports a command it ended: 128 + 2
 
 _NOT_PROCESSED = "a file could not be processed (also a named path with no file to read), or a usage or configuration error"
 
@@ -20,21 +21,25 @@ TABLE: dict[str, dict[int, str]] = {
         CLEAN: "nothing would change, nothing needs review, no error found",
         PENDING: "a file would change, needs review or has an error (error API, COMPILE); 0 with --exit-zero",
         FAILED: _NOT_PROCESSED,
+        INTERRUPTED: "interrupted (Ctrl-C)",
     },
     "run": {
         CLEAN: "every file processed; a dry run with changes pending too (it is a preview: check is the gate)",
         PENDING: "with --compile, the compiler rejects a migration; 0 with --exit-zero",
         FAILED: _NOT_PROCESSED,
+        INTERRUPTED: "interrupted (Ctrl-C): the files written before it are listed, each whole; the others were not written",
     },
     "report": {
         CLEAN: "every file read",
         FAILED: "a file could not be read or parsed, or a usage error",
+        INTERRUPTED: "interrupted (Ctrl-C)",
     },
     "verify": {
         CLEAN: "equivalent",
         PENDING: "a mismatch, or an execution error of either kernel",
         FAILED: "a usage or setup error: --set/--input names the kernel does not have, sizes its guards refuse",
         MASKED: "equivalent except where the original masked values with valid_shape",
+        INTERRUPTED: "interrupted (Ctrl-C)",
     },
 }
 

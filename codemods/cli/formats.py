@@ -49,8 +49,19 @@ def _compile_report(ui, o: Outcome) -> None:
         ui.say(f"{o.display}: compile: skipped, {c.skipped}")
     if c.memory or o.capacity:
         sizes = f" (sizes: {' '.join(f'{k}={v}' for k, v in c.sets.items())})" if c.sets else ""
-        ui.say(f"{o.display}: compiler memory report beside the tool's capacity figures{sizes}:")
-        for line in memory_lines(*pair_kernels(o.capacity or [], c.memory)):
+        # At a target whose step has no buffer model of its own, the tool's figures are c39's:
+        # shown beside this compiler's for reading, not held against them.
+        model = "" if o.capacity_compared else " (the tool's are c39's buffer model, not this compiler's: not compared)"
+        ui.say(f"{o.display}: compiler memory report beside the tool's capacity figures{sizes}{model}:")
+        pairs, notes = pair_kernels(o.capacity or [], c.memory, c.kernels)
+        if c.memory or c.kernels:
+            # A count where the tool sees regions is a structure problem, said above as one; the
+            # kernels of functions where it sees none (inlined helpers') are its model's gap: one line.
+            seen = {k.function for k in o.capacity or []}
+            gap = list(dict.fromkeys(n.split(":", 1)[0] for n in notes if n.split(":", 1)[0] not in seen))
+            notes = [f"outlined where the tool sees no kernel region (an inlined helper's, a name it cannot place): "
+                     f"{', '.join(gap)}"] if gap else []
+        for line in memory_lines(pairs, notes, compare=o.capacity_compared):
             ui.say(line)
 
 
@@ -137,6 +148,20 @@ def finish(ui, fmt: str, outcomes: list[Outcome], rules: Chosen, command: str, w
     ui.say(summary.line("migrated" if written else "would be migrated", written) + aim + tail)
     _staged(ui, summary)
     return code
+
+
+def interrupted(ui, stop) -> int:
+    """What a run stopped by Ctrl-C leaves on disk, whatever -q or --format say: the files it
+    wrote, one `written:` line each, and that no other was. Exit 130."""
+    from . import exits
+
+    written = [o.display for o in stop.done if o.written]
+    for display in written:
+        ui.err.print(f"written: {display}", markup=False)
+    said = (f"{_count(len(written), 'file')} written, each whole; the other {_count(stop.total - len(written), 'file')} "
+            "not written") if written else "no file written"
+    ui.err.print(f"interrupted (Ctrl-C): {said}", markup=False)
+    return exits.INTERRUPTED
 
 
 def _staged(ui, summary: Summary) -> None:

@@ -236,6 +236,8 @@ def interactive(files, outcomes, job) -> int:
     def say(text: str) -> None:
         _out(text + "\n")
 
+    from . import exits
+
     progress = Progress()
     try:
         failed = review_paths(files, outcomes, job, Terminal(ask, _out), say, progress)
@@ -243,8 +245,7 @@ def interactive(files, outcomes, job) -> int:
         left = f"{progress.current} was left as it was; " if progress.current else ""
         written = f"written: {', '.join(progress.written)}" if progress.written else "no file was written"
         _out(f"\ninterrupted: {left}{written}\n")
-        return 130
-    from . import exits
+        return exits.INTERRUPTED
 
     return exits.FAILED if failed or any(o.error for o in outcomes) else exits.CLEAN  # a file not processed: 2, as everywhere
 

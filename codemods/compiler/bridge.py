@@ -27,7 +27,7 @@ from pathlib import Path
 
 from ..rulebook.loading import newest_step, oldest_step
 from .installed import compilers, features, mismatch
-from .ir_audit import StructureProblem
+from .ir_audit import Kernel, StructureProblem
 from .memory_report import MemoryRecord
 
 STAGES = ("parse", "passes")
@@ -54,6 +54,7 @@ class CompileResult:
     notes: list[str] = field(default_factory=list)
     memory: list[MemoryRecord] = field(default_factory=list)
     structure: list[StructureProblem] = field(default_factory=list)
+    kernels: list[Kernel] = field(default_factory=list)  # every kernel function the passes outlined
     skipped: str | None = None  # why nothing was compiled (no program in the file)
     sets: dict[str, str] = field(default_factory=dict)
 
@@ -135,6 +136,7 @@ def compile_source(path: Path, text: str | None, stage: str = "parse", sets: dic
         notes=reply.get("notes", []),
         memory=[MemoryRecord(**m) for m in reply.get("memory", [])],
         structure=[StructureProblem(**s) for s in reply.get("structure", [])],
+        kernels=[Kernel(**k) for k in reply.get("kernels", [])],
         skipped=reply.get("skipped"),
         sets=merged,
     )

@@ -27,6 +27,9 @@ NOT_VECTOR = frozenset({
     "get_block_idx", "slice", "reshape", "transpose", "fillpad",
 })
 OUTSIDE_KERNELS = ("Orchestration", "Opaque")
+# The functions that run on a core: an outlined InCore kernel, and e2d0f78ae's halves of one that
+# used both cores (its mixed kernel becomes a Group calling them).
+KERNEL_TYPES = ("InCore", "AIC", "AIV")
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,23 @@ class StructureProblem:
 
     def to_json(self) -> dict:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A kernel function of the IR after the last pass: every one the compiler outlined, those
+    whose buffers the memory report leaves out (a kernel of scalar reads and writes) too."""
+
+    function: str
+    program: str = ""  # the builder, program class or @pl.jit entry compiled
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def kernels_in(text: str, program: str = "") -> list[Kernel]:
+    tree = ast.parse(_subscript_keywords_as_walrus(text))
+    return [Kernel(fn.name, program) for fn in _functions(tree) if _function_type(fn) in KERNEL_TYPES]
 
 
 def audit_dump(text: str, api: ApiTable) -> list[StructureProblem]:

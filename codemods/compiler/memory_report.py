@@ -24,6 +24,7 @@ class MemoryRecord:
     used: int  # bytes
     limit: int  # bytes
     precision: int = 0  # bytes: half the last digit the report prints (its 1.0 MB may be 1028 KB)
+    program: str = ""  # the builder, program class or @pl.jit entry compiled ("": not said)
 
     @property
     def over(self) -> bool:
@@ -66,3 +67,16 @@ def kernel_origin(function: str) -> tuple[str, int] | None:
     """`decode_front_layer_incore_3` -> ("decode_front_layer", 3): the outlined kernel's source function and index."""
     m = re.fullmatch(r"(?P<origin>.+)_incore_(?P<n>\d+)", function)
     return (m.group("origin"), int(m.group("n"))) if m else None
+
+
+# e2d0f78ae's ExpandMixedKernel splits a kernel that uses both the cube and the vector unit
+# into `<kernel>_aic` and `<kernel>_aiv` (src/ir/transforms/expand_mixed_kernel_pass.cpp), after
+# OutlineIncoreScopes named it `<function>_incore_<n>`: two halves of one kernel of the source.
+_CORE_HALF = re.compile(r"(?P<kernel>.+)_(?P<core>aic|aiv)")
+
+
+def split_kernel(function: str) -> tuple[str, str]:
+    """`f_incore_0_aic` -> ("f_incore_0", "aic"): the kernel a core's half was split from; ("f", "")
+    for a name that is no half."""
+    m = _CORE_HALF.fullmatch(function)
+    return (m.group("kernel"), m.group("core")) if m else (function, "")

@@ -72,7 +72,7 @@ def compile_file(request: dict) -> dict:
     user_path = Path(request["path"]).resolve()
     text = request["text"]
     workdir = Path(request["workdir"])
-    out = {"programs": [], "errors": [], "notes": [], "memory": [], "structure": []}
+    out = {"programs": [], "errors": [], "notes": [], "memory": [], "structure": [], "kernels": []}
     if text is None:
         module_file = user_path
         text = user_path.read_text(encoding="utf-8-sig")
@@ -186,18 +186,20 @@ def _compile_newest(programs, module_dict, jit_names, sets, stage, workdir: Path
 
 
 def _read_dump(name: str, memory_dump: Path, final: Path | None, out: dict, target: str) -> None:
-    from .ir_audit import audit_dump
+    from .ir_audit import audit_dump, kernels_in
     from ..rulebook.loading import load_api
 
     try:
-        out["memory"].extend(head.memory(memory_dump))
+        out["memory"].extend(dict(record, program=name) for record in head.memory(memory_dump))
     except Exception as exc:  # the memory map is a reading aid; its failure must not cost the verdict
         out["notes"].append(f"{name}: the memory map could not read {memory_dump.name} ({type(exc).__name__}: {exc})")
     if final is None:
         out["notes"].append(f"{name}: the pass pipeline dumped no IR to audit")
         return
     try:
-        problems = audit_dump(final.read_text(encoding="utf-8"), load_api(None, target))
+        dumped = final.read_text(encoding="utf-8")
+        problems = audit_dump(dumped, load_api(None, target))
+        out["kernels"].extend(k.to_json() for k in kernels_in(dumped, name))
     except SyntaxError as exc:
         out["notes"].append(f"{name}: the IR dump {final.name} could not be read ({exc.msg} at line {exc.lineno}); structure not audited")
         return
@@ -209,7 +211,7 @@ def _run_passes(name, program, folder: Path, out: dict, where: "_Locator", targe
     from pypto.ir.pass_manager import OptimizationStrategy, PassManager
     from pypto.pypto_core import passes
 
-    from .ir_audit import audit_dump
+    from .ir_audit import audit_dump, kernels_in
     from .memory_report import parse_memory_report
     from ..rulebook.loading import load_api
 
@@ -225,7 +227,7 @@ def _run_passes(name, program, folder: Path, out: dict, where: "_Locator", targe
         return
     memory = folder / "memory_after_AllocateMemoryAddr.txt"
     if memory.exists():
-        out["memory"].extend(r.to_json() for r in parse_memory_report(memory.read_text(encoding="utf-8")))
+        out["memory"].extend(dict(r.to_json(), program=name) for r in parse_memory_report(memory.read_text(encoding="utf-8")))
     else:
         out["notes"].append(f"{name}: the pass pipeline wrote no memory report")
     dumps = sorted(folder.glob("[0-9]*_after_*.py"), key=lambda p: int(p.name.split("_", 1)[0]))
@@ -233,7 +235,9 @@ def _run_passes(name, program, folder: Path, out: dict, where: "_Locator", targe
         out["notes"].append(f"{name}: the pass pipeline dumped no IR to audit")
         return
     try:
-        problems = audit_dump(dumps[-1].read_text(encoding="utf-8"), load_api(None, target))
+        dumped = dumps[-1].read_text(encoding="utf-8")
+        problems = audit_dump(dumped, load_api(None, target))
+        out["kernels"].extend(k.to_json() for k in kernels_in(dumped, name))
     except SyntaxError as exc:
         out["notes"].append(f"{name}: the IR dump {dumps[-1].name} could not be read ({exc.msg} at line {exc.lineno}); structure not audited")
         return

@@ -123,7 +123,14 @@ class MemoryOps:
             data[pad] = self.uninitialised(data.shape, tensor.dtype)[pad]
         return self._tile(data, space_of(target_memory), valid)
 
-    def store(self, tile, offsets, output_tensor, *old_form):
+    def store(self, tile, offsets, output_tensor, *old_form, shapes=None):
+        if self.head and (shapes is not None or (len(old_form) == 1 and isinstance(old_form[0], (list, tuple)))):
+            # 2026-08's store(tile, offsets, output_tensor, shapes): the ND partition the tile's
+            # elements are written as, row-major (FlattenTileNdTo2D's own spelling of a 2-D tile)
+            shapes = [int(s) for s in (shapes if shapes is not None else old_form[0])]
+            if int(np.prod(shapes)) != tile.data.size:
+                raise KernelError(f"pl.store of a {list(tile.shape)} tile as a {shapes} partition: the sizes differ")
+            tile, old_form = Tile(tile.data.reshape(shapes), tile.space, tile.kernel, None, tile.name), ()
         if old_form:  # the old four-argument store(tile, offsets, shapes, output): a window of the tile
             if self.strict or len(old_form) != 1:
                 raise KernelError(f"store() takes 3 positional arguments but {3 + len(old_form)} were given")

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import ast
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import NamedTuple
 
 from ..check.results import Finding, Result
@@ -26,6 +27,7 @@ from ..syntax.memo import per_file
 from ..text.long_diff import line_opcodes
 from . import stages
 from .collector import cycle_collector_off
+from .presumption import presumed_current
 from .parsing import accepted, ast_children
 
 
@@ -33,23 +35,34 @@ class Step(NamedTuple):
     name: str  # `2026-03`
     rules: tuple[Rule, ...]  # the selected rules of this step
     api: ApiTable
+    # The file names nothing older than the target, whose step this is: it is taken to be written
+    # for the target's pypto unless one of the step's evidence rules acts (`_current`).
+    presumed: bool = False
 
 
-def forms(text: str, module: str = "pypto.language") -> set[str]:
+def forms(text: str, module: str = "pypto.language", expected_failures: bool = True) -> set[str]:
     """The module's members a text uses, as paths after the module (`view`, `tile.maxs`), and
-    the keywords of its calls (`parallel(chunk=)`); empty for text Python cannot parse."""
+    the keywords of its calls (`parallel(chunk=)`); empty for text Python cannot parse. Without
+    `expected_failures`, what a test expects to be refused (`with pytest.raises(...)`) is left out."""
     # A big file's syntax tree is a million objects: the cycle collector, going over them as
     # they are made, took four times as long as the parse.
     with cycle_collector_off():
-        return _read_forms(text, module)
+        return set(_read_forms(text, module, expected_failures))
 
 
-def _read_forms(text: str, module: str) -> set[str]:
+@lru_cache(maxsize=4)  # the chain asks of one text twice (its first step, what dates it)
+
+
+def _read_forms(text: str, module: str, expected_failures: bool = True) -> frozenset[str]:
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return set()
+        return frozenset()
     accepted(text)
+    if not expected_failures:
+        for node in _walk(tree):
+            if type(node) is ast.With and _expects_failure(node):
+                node.body = []
     head, _, last = module.rpartition(".")
     names: dict[str, str] = {}  # a local name -> the path it stands for ("" = the module itself)
     # One walk sorts out the few kinds of node read below (exact types: every node is asked).
@@ -94,7 +107,43 @@ def _read_forms(text: str, module: str) -> set[str]:
                 found.add(f"{callee}(#{len(node.args)})")
     if any(_stores_by_subscript(node, names, module) for node in functions):
         found.add(SUBSCRIPT_STORE)
-    return found
+    return frozenset(found)
+
+
+def _expects_failure(node: ast.With) -> bool:
+    """`with pytest.raises(E):` (or `raises(E)`, `self.assertRaises(E)`): a test's proof that
+    its body is refused. What is written there is meant to be rejected, by any version."""
+    for item in node.items:
+        call = item.context_expr
+        if isinstance(call, ast.Call):
+            func = call.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name in ("raises", "assertRaises", "assertRaisesRegex"):
+                return True
+    return False
+
+
+def expected_failures(text: str) -> list[tuple[int, int]]:
+    """The lines (first, last) of what a test expects to be refused: the bodies under
+    `_expects_failure`, and a module-level kernel used only there (`@pl.jit def k(...)` whose
+    `k.lower()` a test expects to raise)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    blocks = [n for n in _walk(tree) if type(n) is ast.With and n.body and _expects_failure(n)]
+    spans = [(n.body[0].lineno, n.end_lineno or n.lineno) for n in blocks]
+    if not spans:
+        return spans
+    inside = {id(x) for n in blocks for x in ast.walk(n)}
+    used_in, used_out = set(), set()
+    for x in ast.walk(tree):
+        if type(x) is ast.Name and isinstance(x.ctx, ast.Load):
+            (used_in if id(x) in inside else used_out).add(x.id)
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in used_in and node.name not in used_out:
+            spans.append((min([d.lineno for d in node.decorator_list] + [node.lineno]), node.end_lineno or node.lineno))
+    return spans
 
 
 def _walk(tree: ast.AST):
@@ -280,7 +329,8 @@ def check_step(name: str, rules_dir=None, what: str = "target") -> str:
     return name
 
 
-def steps_for(text: str, rules: tuple[Rule, ...], target: str, start: str = "", rules_dir=None) -> list[Step]:
+def steps_for(text: str, rules: tuple[Rule, ...], target: str, start: str = "", rules_dir=None,
+              neighbours: Iterable[str] = ()) -> list[Step]:
     """The steps that take this text to `target`: from `start` (--from) or the first one the
     code needs, never past the target's own step (so `--target 2026-03` is that step alone)."""
     names = list(all_steps(rules_dir))
@@ -295,14 +345,69 @@ def steps_for(text: str, rules: tuple[Rule, ...], target: str, start: str = "", 
         first = min(names.index(start), end - 1)
     else:
         first = first_step(text, tables) if end > 1 else 0
+    # Past every earlier step, and nothing in it older than the target: the author's own pypto
+    # is the target's, as far as anything in the text says (an explicit --from says otherwise).
+    # Nothing in the text older than the target: written for it, as far as anything says, unless
+    # a rule that only old code triggers acts (`_current`). An explicit --from says otherwise.
+    # A module it imports from its folder (`neighbours`: their texts) was written with it, for one
+    # pypto: one of them dated dates the file too (the May library's moe.py and its hc_pre).
+    presumed = not start and end > 1 and not any(older_forms(t, tables[-1], tables[:-1]) for t in (text, *neighbours))
     chosen = []
     for name, table in zip(names[first:end], tables[first:]):
         mine = tuple(r for r in rules if r.step == name and (name == target or not (r.target_only or r.at_target)))
         if name == target:  # an earlier step's check of the target, with the target's table
             mine += tuple(r for r in rules if r.at_target and r.step in names[:end - 1])
         if mine or name == target:  # a step none of whose rules is selected is not run, but the target's check is
-            chosen.append(Step(name, mine, table))
+            chosen.append(Step(name, mine, table, presumed and name == target))
     return chosen
+
+
+def older_forms(text: str, table: ApiTable, earlier: list[ApiTable]) -> set[str]:
+    """The forms of the text that date it before the table's version: a name the table lists as
+    removed (`pl.incore` at 2026-08), a name it lacks that an earlier table has, and a keyword
+    or a number of arguments an earlier table's signature of an op takes and the table's does
+    not (`pl.load(..., valid_shapes=)`). A name no table knows is evidence of nothing."""
+    found = forms(text, table.module, expected_failures=False)
+    old: set[str] = set()
+    for key in _names(found):
+        if table.lists_removed(key) or (table.namespaces and not table.exists(key) and key not in table.ops
+                                        and any(_known(t, key) for t in earlier)):
+            old.add(key)
+    for path in found:
+        op, _, rest = path.partition("(")
+        spec = table.ops.get(op) if rest else None
+        if spec is None or not spec.params or spec.kind == "removed":
+            continue
+        if rest.startswith("#"):  # more positional arguments than the table's op takes
+            n = int(rest[1:-1])
+            if n > len(spec.params) and any(n <= len(getattr(t.ops.get(op), "params", ())) for t in earlier):
+                old.add(path)
+        elif rest[:-2] not in spec.params and any(rest[:-2] in getattr(t.ops.get(op), "params", ()) for t in earlier):
+            old.add(path)
+    return old
+
+
+def _acted(result: Result) -> bool:
+    return bool(result.edits) or any(f.level == "review" for f in result.findings)
+
+
+def _current(text: str, results: list[Result], steps: list[Step]) -> bool:
+    """Is the file the target's own code: did no step before the target's act on it (its
+    version rejected nothing), and no evidence rule of the target's step (an edit or a marker
+    of its own)? Then nothing dates it before the target, and what the other rules would do is
+    not a migration: code written for the target is never rewritten on a guess. What a test
+    expects to be refused dates nothing: it is written to be refused."""
+    spans = expected_failures(text)
+
+    def dating(line: int) -> bool:
+        return not any(a <= line <= b for a, b in spans)
+
+    if any(any(dating(e.line) for e in r.edits) or any(f.level == "review" for f in r.findings) for r in results[:-1]):
+        return False
+    evidence = {r.id for r in steps[-1].rules if r.evidence}
+    last = results[-1]
+    return not any(e.rule in evidence and dating(e.line) for e in last.edits) \
+        and not any(f.rule in evidence and dating(f.line) for f in last.findings if f.level == "review")
 
 
 def migrate_steps(text: str, steps: list[Step], known_ids: frozenset[str], strict: bool, migrate: Migrate,
@@ -315,9 +420,19 @@ def migrate_steps(text: str, steps: list[Step], known_ids: frozenset[str], stric
     if len(steps) == 1:
         step = steps[0]
         stages.step(step.name)
-        if staged:
-            return migrate(text, step.rules, step.api, known_ids, strict=strict, staged=True)
-        return migrate(text, step.rules, step.api, known_ids, strict=strict)
+        def run(presumed: bool) -> Result:
+            with presumed_current(presumed):
+                if staged:
+                    return migrate(text, step.rules, step.api, known_ids, strict=strict, staged=True)
+                return migrate(text, step.rules, step.api, known_ids, strict=strict)
+
+        result = run(step.presumed)
+        if step.presumed:
+            if _current(text, [result], steps):
+                return Result(text, text)
+            # dated by one of the step's own evidence rules: the step again, as for old code
+            result = run(False)
+        return result
     from ..model.outputs import NO_RETURN  # here: a warm run imports this module, and LibCST with it never
 
     results: list[Result] = []
@@ -332,12 +447,22 @@ def migrate_steps(text: str, steps: list[Step], known_ids: frozenset[str], stric
             # (the engine's output tree is the parse of its output: tests/test_output_tree.py).
             # The safety net runs once, on the last step's output against the file's own text: a
             # read an earlier step left unbound is no less the migration's for being handed on.
-            result = migrate(current, step.rules, step.api, known_ids, strict=strict, handed=handed,
-                             hand_on=n < len(steps), net_source="" if n < len(steps) else text)
+            # a step before the target's that acted dates the file: the target's rules act whole
+            presumed = step.presumed and not any(_acted(r) for r in results)
+            with presumed_current(presumed):
+                result = migrate(current, step.rules, step.api, known_ids, strict=strict, handed=handed,
+                                 hand_on=n < len(steps), net_source="" if n < len(steps) else text)
+            if presumed and not _current(text, [*results, result], steps):
+                # dated by one of the step's own evidence rules: the step again, as for old code
+                # (its input tree is as it was handed: a migration builds new nodes, never edits)
+                result = migrate(current, step.rules, step.api, known_ids, strict=strict, handed=handed,
+                                 hand_on=n < len(steps), net_source="" if n < len(steps) else text)
             handed, result.handed = result.handed, None
             results.append(result)
             current = result.output
         del handed
+    if steps[-1].presumed and _current(text, results, steps):
+        return Result(text, text)
     final = results[-1]
     edits = list(results[0].edits)
     for i in range(1, len(results)):

@@ -13,6 +13,7 @@ import libcst as cst
 from ..model.kernels import OpIndex
 from ..rulebook.loading import ApiTable, Rule
 from ..syntax.positions import starts
+from .presumption import presumed
 
 
 # The texts of the modules beside the file that it imports (module name -> text), given by
@@ -44,6 +45,7 @@ class Context:
         self.statement_edits: dict[cst.CSTNode, list[tuple[Rule, str, str]]] = {}
         self.open_statements: list[cst.CSTNode] = []  # the statements being traversed, innermost last
         self.neighbours: Mapping[str, str] = _NEIGHBOURS.get()
+        self.presumed: bool = presumed()  # the file is taken to be the target's own code
         self.within: frozenset[str] = frozenset()  # the neighbours being read on the way here (a cycle stops)
 
     def plan(self):

@@ -127,3 +127,15 @@ def _report_module(module: cst.Module, path: str, api) -> FileReport:
     scopes.sort(key=lambda s: s[1])
     return FileReport(path, kernels, scopes)
 
+
+
+def figures(text: str, api) -> tuple[int, int]:
+    """(kernel regions, buffer spaces over a limit) of a text, as `report` counts them with
+    `api`: its OVER lines."""
+    from .parsing import parse
+
+    with per_file():
+        module = parse(text.lstrip("\ufeff"))
+        plan = Planner(module, api).run()
+        over = sum(u.over for rp in plan.region_plans for u in region_usage(rp, api, rp.constants))
+        return len(plan.region_plans), over

@@ -115,6 +115,8 @@ def _shape_by(rule: str, spec: Op, vals, pos, kw, like: Val):
         return (*shape[:-1], str(int(last) * keeps // 4) if last.isdigit() else f"{last} // {4 // keeps}")
     if rule == "pairs" and shape:  # sort32: value-index pairs, the last axis doubled
         return (*shape[:-1], f"{_operand(shape[-1])} * 2")
+    if rule == "predicate" and shape:
+        return (*shape[:-1], _packed_bytes(shape[-1])) if like.kind == TILE else shape
     if not rule or shape is None:
         return shape
     if rule == "rows":
@@ -159,6 +161,18 @@ def _shape_by(rule: str, spec: Op, vals, pos, kw, like: Val):
     return None
 
 
+PREDICATE_BITS = 8  # a tile comparison's mask packs one bit per element into UINT8 bytes
+PREDICATE_ALIGN = 32  # ... its rows padded to 32 bytes on 910B (tile elementwise.cpp of e2d0f78ae)
+
+
+def _packed_bytes(extent: str) -> str:
+    """A mask row's bytes for `extent` compared elements: ceil(extent / 8) rounded up to 32."""
+    bits, align = PREDICATE_BITS, PREDICATE_ALIGN
+    if extent.isdigit():
+        return str(((int(extent) + bits - 1) // bits + align - 1) // align * align)
+    return f"(({_operand(extent)} + {bits - 1}) // {bits} + {align - 1}) // {align} * {align}"
+
+
 def _operand(extent: str) -> str:
     """An extent's text as the operand of an arithmetic operator: a name or number as it is, an
     expression in parentheses."""
@@ -177,6 +191,8 @@ def _dtype(spec: Op, vals, pos, kw, like: Val, scalar_dtype, kind: str) -> str |
         if kind == TILE:
             return "INT32" if like.dtype in NARROW_INTS else "FP32"
         return attr_name(argument(spec, "out_dtype", pos, kw)) or like.dtype
+    if rule == "predicate":  # the tile forms give a packed UINT8 mask; the tensor form 0/1 values in its own type
+        return "UINT8" if kind == TILE else like.dtype
     if rule and rule != "promote":
         return rule
     dtype = like.dtype

@@ -24,4 +24,6 @@ def later_signature(op: str, table: ApiTable, later: list[ApiTable], keyword: st
         return False
     if keyword is not None:
         return keyword not in spec.params and any(keyword in getattr(t.ops.get(op), "params", ()) for t in later)
+    if arity in spec.earlier_arity:  # as many as an older form took: that form, as likely as the later one
+        return False
     return arity > len(spec.params) and any(arity <= len(getattr(t.ops.get(op), "params", ())) for t in later)

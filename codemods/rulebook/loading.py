@@ -63,6 +63,12 @@ class Rule:
     # A check of whatever the target is (a name the target does not have): it runs at the
     # target's step, with the target's table, and not at the steps on the way there.
     at_target: bool = False
+    # Its old form is one that code written for the step's own pypto does not hold (a name or
+    # keyword removed by then, an output left a plain Tensor): where it acts, the file is of an
+    # earlier day, and the step's other rules act on it too. A file that reached the target's
+    # step past every earlier one, with no such evidence, is taken to be written for the target
+    # and left as it is (`migrate.chain`).
+    evidence: bool = False
 
     def describe(self) -> str:
         return f"{self.id} {self.name}"
@@ -87,6 +93,8 @@ class Op(NamedTuple):
     shape: str = ""  # how the result's shape follows (codemods.model.results)
     dtype: str = ""  # how the result's dtype follows
     tile_params: tuple[str, ...] | None = None  # a unified op whose tile form takes fewer parameters
+    # ... and one whose tensor form does (row_expand_add's `tmp` is for Tiles only at 2026-08)
+    tensor_params: tuple[str, ...] | None = None
     # Measured on the compiler (benchmarks/measure_api.py): where a first operand of each kind
     # is accepted, "kernel" and/or "orchestration"; absent: everywhere its roles allow.
     accepts: Mapping[str, tuple[str, ...]] = _NONE
@@ -94,6 +102,22 @@ class Op(NamedTuple):
     rejects: str = ""  # the compiler's message where it rejects the op (see `accepts`)
     tile_form: str = ""  # a tensor-only op's counterpart on Tiles where it has another name (add_scalar: tile.adds)
     nd: tuple[str, ...] = ()  # operands that must be in the ND (row_major) block layout at this version
+    # Roles that hold in one form only, chosen by a keyword's value: {"target_memory=Mat": {idx: "tensor"}}
+    # (tile.mgather takes a Tile index into Vec, a GM Tensor index into Mat).
+    roles_when: Mapping[str, Mapping[str, str]] = _NONE
+    # Positional counts an earlier pypto's form of the op took (pre-c39 `pl.store(tile, offsets,
+    # shapes, output_tensor)`): a later signature taking as many is no evidence of later code.
+    earlier_arity: tuple[int, ...] = ()
+
+    def roles_for(self, keywords: Mapping[str, str]) -> Mapping[str, str]:
+        """The roles of the form the call's keywords choose (`keywords`: name -> the value's last
+        name or literal text, `target_memory` -> "Mat")."""
+        roles = self.roles
+        for condition, changed in self.roles_when.items():
+            key, _, value = condition.partition("=")
+            if keywords.get(key) == value:
+                roles = {**roles, **changed}
+        return roles
 
     def accepted(self, kind: str, in_kernel: bool) -> bool:
         where = self.accepts.get(kind)
@@ -124,6 +148,7 @@ class ApiTable:
     tensor_kernels: bool = False  # tensor-level ops inside a kernel are lowered by the compiler
     kernel_needs_output: bool = False  # an outlined kernel must return something (`model/outputs.py`)
     subscript_store: bool = False  # `out[r0:r1, :] = v` writes a window of a Tensor parameter
+    literal_follows_operand: bool = False  # `pl.sub(x_bf16, 1.0)` stays BF16: a literal takes its operand's dtype
     # The tile casts the target's backend has a path for, measured (`[casts]`): source dtype ->
     # the dtypes it casts to; a source not listed is not known. `exact`: source dtype -> the
     # dtypes that hold every one of its values (a cast there loses nothing). Empty: not checked.
@@ -168,6 +193,8 @@ def _namespaced(ops: dict[str, Op], namespaces: dict[str, frozenset[str]]) -> No
                 params = tuple(p for p in params if p != base.scratch)
             elif space == "tile" and base.tile_params is not None:
                 params = base.tile_params
+            if space == "tensor" and base.tensor_params is not None:
+                params = base.tensor_params
             roles = {p: (role if r == "value" else r) for p, r in base.roles.items() if p in params}
             result = space if base.result in ("same", "") else base.result
             ops[key] = Op(key, kind, params, roles, result, space=dict(base.space), scratch=base.scratch if base.scratch in params else "",
@@ -280,6 +307,7 @@ def load_rule(path: Path) -> Rule:
         step=path.parent.name,
         target_only=bool(data.get("target_only", False)),
         at_target=bool(data.get("at_target", False)),
+        evidence=bool(data.get("evidence", False)),
     )
 
 
@@ -429,6 +457,9 @@ def load_api(rules_dir: Path | None, step: str) -> ApiTable:
             shape=str(spec.get("shape", "")),
             dtype=str(spec.get("dtype", "")),
             tile_params=tuple(spec["tile_params"]) if "tile_params" in spec else None,
+            tensor_params=tuple(spec["tensor_params"]) if "tensor_params" in spec else None,
+            roles_when={k: dict(v) for k, v in spec.get("roles_when", {}).items()},
+            earlier_arity=tuple(int(n) for n in spec.get("earlier_arity", ())),
             tile_form=str(spec.get("tile_form", "")),
             nd=tuple(spec.get("nd", ())),
         )
@@ -446,6 +477,7 @@ def load_api(rules_dir: Path | None, step: str) -> ApiTable:
         tensor_kernels=bool(data.get("tensor_kernels", False)),
         kernel_needs_output=bool(data.get("kernel_needs_output", False)),
         subscript_store=bool(data.get("subscript_store", False)),
+        literal_follows_operand=bool(data.get("literal_follows_operand", False)),
         cast_arch=str(data.get("casts", {}).get("arch", "")),
         cast_paths={k: frozenset(v) for k, v in data.get("casts", {}).get("paths", {}).items()},
         exact_casts={k: frozenset(v) for k, v in data.get("casts", {}).get("exact", {}).items()},

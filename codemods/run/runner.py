@@ -2,7 +2,9 @@
 
 A file that fails never stops the others, and a file is either left untouched or written
 whole (see `sources.write_atomic`). Work is spread over processes; each outcome is plain
-data so that it crosses process boundaries and the report is built in one place.
+data so that it crosses process boundaries and the report is built in one place. Files are
+written by the main process only, as their outcomes arrive: a run stopped by Ctrl-C then knows
+every file it wrote, and no worker writes after the stop (`interrupt.py`, `parallel.py`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from ..migrate import stages
 from ..check.results import Edit, Finding, SourceError
 from ..rulebook.loading import default_rules_dir, load_api, load_rules, newest_step, oldest_step, rule_files
 from ..text.sources import FileProblem, decode, display_path, read_bytes, write_atomic
+from .interrupt import Interrupted, guarded
 from .neighbours import keyed, neighbours
 
 LEFTOVER_ID = "API"  # findings about removed API that no rule rewrote
@@ -42,11 +45,13 @@ class Outcome:
     notes: list[str] = field(default_factory=list)
     compiled: object | None = None  # compiler.CompileResult, with --compile
     capacity: list | None = None  # compile_report.KernelCapacity of what was compiled, with --compile=passes
+    capacity_compared: bool = True  # the tool's figures model the target compiler's buffers: differences are said
     error: str | None = None  # "path:line:col: message" for files that could not be processed
     seconds: float = 0.0  # time spent on this file, for --verbose
     output: str | None = None  # the migrated text, only for a text given on stdin
     still_rejected: int = 0  # a staged (narrowed) run: errors left where the original was rejected too
     uses_pypto: bool = False  # the text names pypto: a file without the word has nothing to migrate
+    to_write: str | None = None  # what the main process is to write (`process(defer_write=True)`); None once written
 
     @property
     def changed(self) -> bool:
@@ -145,10 +150,34 @@ def migrate_text(text: str, job: Job, strict: bool | None = None, neighbours: di
     # The rules of the steps up to the target (a later step's never run); a marker may name any.
     rules = tuple(r for r in load_rules(job.rules_dir, job.target or None) if r.id in job.rule_ids)
     known = frozenset(f.id for f in rule_files(job.rules_dir)) | {LEFTOVER_ID}
-    steps = steps_for(text, rules, job.target, job.start, job.rules_dir)
+    steps = steps_for(text, rules, job.target, job.start, job.rules_dir, (neighbours or {}).values())
     with neighbours_given(neighbours or {}):
-        return migrate_steps(text, steps, known, job.strict if strict is None else strict, migrate,
-                             staged=_narrowed(job))
+        result = migrate_steps(text, steps, known, job.strict if strict is None else strict, migrate,
+                               staged=_narrowed(job))
+    if "pypto" in result.output and not models_capacity(job):
+        _target_capacity(result, job)
+    return result
+
+
+def models_capacity(job: Job) -> bool:
+    """Does the target's own step model its compiler's buffers (a capacity rule of its own)?
+    c39's model is PTO014's (2026-03); e2d0f78ae allocates otherwise and has none."""
+    return any(r.step == job.target and r.params.get("plan") == "capacity" for r in load_rules(job.rules_dir))
+
+
+def _target_capacity(result, job: Job) -> None:
+    """The capacity figures at a target whose step has no buffer model of its own (2026-08:
+    PTO014 is c39's alone): those `report` gives the output, the oldest step's model held
+    against the target's limits. Read off the output, they are the same before --write, after
+    it and in `report` of the written file; a step's planner saw its input, with its limits."""
+    from ..migrate.report import figures
+
+    limits = load_api(job.rules_dir, job.target).memory_limits
+    try:
+        result.kernels, result.over_budget = figures(result.output, replace(load_api(job.rules_dir, oldest_step(job.rules_dir)),
+                                                                              memory_limits=limits))
+    except Exception:  # figures beside the migration: their failure must not cost the file
+        result.kernels, result.over_budget = 0, 0
 
 
 def _key(job: Job) -> str:
@@ -200,9 +229,10 @@ def _migration(data: bytes, text: str, job: Job, entry: dict | None = None, key:
 
 
 def process(path: Path, job: Job, known: tuple[bytes, dict, str] | None = None, text: str | None = None,
-            display: str | None = None) -> Outcome:
+            display: str | None = None, defer_write: bool = False) -> Outcome:
     """One file, start to end. `known`: its bytes, cache entry and key, when the caller has them;
-    `text` (stdin): that text stands for the file and is never written."""
+    `text` (stdin): that text stands for the file and is never written. `defer_write`: what
+    --write would write is left in `to_write`, for `commit`."""
     started = time.perf_counter()
     outcome = Outcome(display or display_path(path))
     stdin = text is not None
@@ -231,8 +261,9 @@ def process(path: Path, job: Job, known: tuple[bytes, dict, str] | None = None, 
         if stdin and held:
             outcome.output = text  # `run --write -` hands back what it would not write
         if job.write and result.changed and not held and not stdin:
-            write_atomic(path, result.output)
-            outcome.written = True
+            outcome.to_write = result.output
+            if not defer_write:
+                commit(path, outcome)
     except (SourceError, FileProblem) as exc:  # EngineError included: the rule is named in the message
         outcome.error = f"{_where(outcome.display, exc.line, exc.column)}: {exc.message}"
     except RecursionError:
@@ -240,12 +271,31 @@ def process(path: Path, job: Job, known: tuple[bytes, dict, str] | None = None, 
     except Exception as exc:  # a bug of ours must cost this file, never the others
         outcome.error = f"{outcome.display}: internal error, left as it was ({type(exc).__name__}: {exc}); please report it"
     if outcome.error:
-        outcome.edits, outcome.diff, outcome.notes = [], "", []  # nothing of this file was (or would be) changed
-        # Review findings were about that change; errors that refused it are kept, as the reasons.
-        outcome.findings = [f for f in outcome.findings if f.level == "error"]
-        outcome.output = text if stdin else None
+        _unchanged(outcome, text if stdin else None)
     outcome.seconds = time.perf_counter() - started
     return outcome
+
+
+def _unchanged(outcome: Outcome, output: str | None) -> None:
+    """A file that failed: nothing of it was (or would be) changed."""
+    outcome.edits, outcome.diff, outcome.notes, outcome.to_write = [], "", [], None
+    # Review findings were about that change; errors that refused it are kept, as the reasons.
+    outcome.findings = [f for f in outcome.findings if f.level == "error"]
+    outcome.output = output
+
+
+def commit(path: Path, outcome: Outcome) -> None:
+    """Write what `process` left to write; a refused write makes the file an error, left as it was."""
+    text, outcome.to_write = outcome.to_write, None
+    if text is None:
+        return
+    try:
+        write_atomic(path, text)
+    except FileProblem as exc:
+        outcome.error = f"{_where(outcome.display, exc.line, exc.column)}: {exc.message}"
+        _unchanged(outcome, None)
+        return
+    outcome.written = True
 
 
 def _narrowed(job: Job) -> bool:
@@ -293,7 +343,7 @@ def _compile(path: Path, outcome: Outcome, result, job: Job, stdin: bool = False
 
     A rejection on a statement a review marker already flags does not: the person deciding
     that marker sees the compiler's message beside it."""
-    from ..compiler.verdict import tool_capacity, under_review_marker
+    from ..compiler.verdict import mismatches, tool_capacity, under_review_marker
     from ..compiler.bridge import CompilerUnavailable, WorkerError, compile_source, unavailable_message
 
     text = result.output if result.changed or stdin else None  # a stdin text has no file to import
@@ -310,6 +360,9 @@ def _compile(path: Path, outcome: Outcome, result, job: Job, stdin: bool = False
             outcome.capacity = tool_capacity(result.output, outcome.display, load_api(job.rules_dir, job.target))
         except Exception as exc:  # the figures are a comparison; their failure must not cost the compile
             outcome.notes.append(f"compile: the tool's own capacity figures failed ({type(exc).__name__}: {exc})")
+        if outcome.capacity is not None:
+            compiled.structure.extend(mismatches(outcome.capacity, compiled.memory, compiled.kernels))
+        outcome.capacity_compared = models_capacity(job)
     unexcused = [e for e in compiled.errors if not under_review_marker(result.output, e.line)]
     if job.write and result.changed and unexcused:
         outcome.notes.append(
@@ -330,13 +383,34 @@ POOL_PAYS = 0.5  # seconds of expected work handed to workers before a pool is w
 def run(paths: list[Path], job: Job, jobs: int = 1, on_done=None, on_stage=None) -> list[Outcome]:
     """Process every file; the outcomes come back in the order of `paths`, for any `jobs`.
     `on_done(outcome)` is called as each one arrives (a progress bar); `on_stage(display, step,
-    stage)` as each stage of a file migrated in this process starts (workers tell nothing)."""
+    stage)` as each stage of a file migrated in this process starts (workers tell nothing).
+
+    Ctrl-C raises `Interrupted` with the outcomes finished before it: each file is written here,
+    as its outcome arrives, and SIGINT waits while one is written and recorded, so those
+    outcomes' `written` are exactly the files written; no other file is written after."""
     on_done = on_done or (lambda outcome: None)
     if job.cache_dir is not None and not job.cache_key:
         job = replace(job, cache_key=_key(job))
-    if jobs <= 1:
-        return [_done(_here(p, job, on_stage), on_done) for p in paths]
     outcomes: list[Outcome | None] = [None] * len(paths)
+    try:
+        with guarded() as guard:
+            def finish(i: int, outcome: Outcome) -> None:
+                with guard.held():
+                    commit(paths[i], outcome)
+                    outcomes[i] = outcome
+                on_done(outcome)
+
+            _spread(paths, job, jobs, finish, on_stage)
+        return outcomes  # type: ignore[return-value]
+    except KeyboardInterrupt:
+        raise Interrupted([o for o in outcomes if o is not None], len(paths)) from None
+
+
+def _spread(paths: list[Path], job: Job, jobs: int, finish, on_stage) -> None:
+    if jobs <= 1:
+        for i, path in enumerate(paths):
+            finish(i, _here(path, job, on_stage))
+        return
     heavy: list[int] = []
     costs: list[float] = []
     for i, path in enumerate(paths):
@@ -345,28 +419,21 @@ def run(paths: list[Path], job: Job, jobs: int = 1, on_done=None, on_stage=None)
             heavy.append(i)
             costs.append(cost)
         else:  # cached, or not to be read at all: done here at once
-            outcomes[i] = _done(process(path, job, known), on_done)
+            finish(i, process(path, job, known, defer_write=True))
     if len(heavy) < 2 or sum(costs) < POOL_PAYS:
         for i in heavy:
-            outcomes[i] = _done(_here(paths[i], job, on_stage), on_done)
+            finish(i, _here(paths[i], job, on_stage))
     else:
-        done = balanced_map(partial(process, job=job), [paths[i] for i in heavy], costs, min(jobs, len(heavy)), on_done)
-        for i, outcome in zip(heavy, done):
-            outcomes[i] = outcome
-    return outcomes  # type: ignore[return-value]
+        balanced_map(partial(process, job=job, defer_write=True), [paths[i] for i in heavy], costs,
+                     min(jobs, len(heavy)), lambda k, outcome: finish(heavy[k], outcome))
 
 
 def _here(path: Path, job: Job, on_stage) -> Outcome:
     """`process` in this process, its stages told to `on_stage` when there is one."""
     if on_stage is None:
-        return process(path, job)
+        return process(path, job, defer_write=True)
     with stages.listening(partial(on_stage, display_path(path))):
-        return process(path, job)
-
-
-def _done(outcome: Outcome, on_done) -> Outcome:
-    on_done(outcome)
-    return outcome
+        return process(path, job, defer_write=True)
 
 
 def _look(path: Path, job: Job) -> tuple[float, tuple[bytes, dict, str] | None]:

@@ -18,18 +18,31 @@ from __future__ import annotations
 import libcst as cst
 
 from ...syntax.nodes import code, statements
-from ...syntax.traversal import walk
+from ...syntax.traversal import children, walk
 from .base import Upgrade, decorated_as, kernel_scope
 from .outline import Outliner, scalar_names
 from ..registry import kind
 
-# what the orchestration code generator writes (measured at e2d0f78ae), and the DSL's own
-# non-ops (loops, scopes, scalar min/max of sizes)
+# what the orchestration code generator writes (its registry of tensor ops at e2d0f78ae,
+# src/codegen/tensor_op_codegen.cpp), the parser's markers that leave no op in a kernel's place
+# (`pl.dump_tag` is refused inside a kernel scope, `pl.no_dep` marks a kernel call's argument),
+# the task launches, and the DSL's own non-ops (loops, scopes, scalar min/max of sizes)
 HOST_OPS = frozenset({
     "create_tensor", "create", "read", "write", "slice", "assemble", "reshape", "transpose", "dim", "view",
+    "reinterpret_view", "dump_tag", "no_dep", "static_print", "static_assert", "submit", "spmd_submit",
     "range", "parallel", "unroll", "pipeline", "while_", "yield_", "cond", "at", "incore", "auto_incore",
-    "scope", "manual_scope", "min", "max", "const", "dynamic", "Level", "FunctionType", "MemorySpace",
+    "scope", "manual_scope", "cluster", "min", "max", "const", "dynamic", "Level", "FunctionType", "MemorySpace",
 })
+# the system ops the orchestration code generator lowers itself (task ids, the device's core
+# counts); the other `pl.system` ops (tpush, sync, ...) are a kernel's
+HOST_SYSTEM_OPS = frozenset({
+    "task_dummy", "task_invalid", "task_is_valid", "available_cluster_count", "available_aiv_count",
+})
+# host arrays (of task ids, sizes): C arrays on the host's stack
+HOST_NAMESPACES = ("array",)
+# a scope whose body the compiler outlines into a kernel of its own or dispatches one: what is in
+# it is not the orchestration's
+DISPATCH = "spmd"
 ORCHESTRATION = ("Opaque", "Orchestration")
 
 
@@ -55,7 +68,7 @@ class OrchestrationCompute(Upgrade):
                 continue
             scalars = scalar_names(self.info, func)
             computes = lambda st, s=scalars: self._computes(st, s)  # noqa: E731
-            self._body(func, Outliner(self.info.alias, scalars, computes=computes), computes)
+            self._body(func, Outliner(self.info.alias, scalars, computes=computes, claim=False), computes)
 
     def scan(self, site) -> None:
         pass
@@ -70,7 +83,7 @@ class OrchestrationCompute(Upgrade):
         if any(not self._holds_scope(st) and computes(st) for st in body):
             self.rewrite(owner, outline.block)
         for st in body:
-            if isinstance(st, (cst.For, cst.While, cst.If)) and self._holds_scope(st):
+            if isinstance(st, (cst.For, cst.While, cst.If)) and self._holds_scope(st) and not self._dispatch(st):
                 self._body(st, outline, computes)
 
     def _holds_scope(self, node) -> bool:
@@ -79,18 +92,28 @@ class OrchestrationCompute(Upgrade):
         return any(self._scope(n) or _calls_one_of(n, self._kernels) for n in walk(node))
 
     def _scope(self, node) -> bool:
-        return kernel_scope(node, self.info)
+        return kernel_scope(node, self.info) or self._dispatch(node)
+
+    def _dispatch(self, node) -> bool:
+        """`with pl.spmd(n):` or `for i in pl.spmd(n):`: its body is a kernel already."""
+        if type(node) is cst.With:
+            calls = [i.item for i in node.items]
+        elif type(node) is cst.For:
+            calls = [node.iter]
+        else:
+            return False
+        return any(isinstance(c, cst.Call) and code(c.func) == f"{self.info.alias}.{DISPATCH}" for c in calls)
 
     def _computes(self, statement, scalars: set[str]) -> bool:
         """Does it call an op the host code cannot run? Read off the nodes as they are when the
         traversal leaves them (a sibling rule may have rewritten a call). A cast of a number or
-        of a scalar name is the host's arithmetic."""
+        of a scalar name is the host's arithmetic; what a kernel scope in it holds is a kernel's."""
         prefix = self.info.alias + "."
-        for node in walk(statement):
+        for node in _outside_scopes(statement, self._scope):
             if isinstance(node, cst.Call):
                 name = code(node.func)
-                op = name.rpartition(".")[2]
-                if not name.startswith(prefix) or op in HOST_OPS:
+                space, _, op = name.rpartition(".")
+                if not name.startswith(prefix) or self._host(space[len(prefix):], op):
                     continue
                 first = node.args[0].value if node.args else None
                 if op == "cast" and (isinstance(first, (cst.Integer, cst.Float))
@@ -100,7 +123,23 @@ class OrchestrationCompute(Upgrade):
                 return True
         return False
 
+    @staticmethod
+    def _host(space: str, op: str) -> bool:
+        if space == "system":
+            return op in HOST_SYSTEM_OPS
+        return space in HOST_NAMESPACES or op in HOST_OPS
+
     leave_FunctionDef = Upgrade._leave
+
+
+def _outside_scopes(node, scope):
+    """The nodes of `node`'s subtree that no kernel scope inside it holds."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        if not scope(n):
+            stack.extend(children(n))
 
 
 def _calls_one_of(node, names: set[str]) -> bool:

@@ -42,14 +42,18 @@ def scalar_names(info, func) -> set[str]:
 class Outliner:
     """Groups the compute statements of one orchestration body into `pl.at` scopes."""
 
-    def __init__(self, alias: str, scalars: set[str], computes=None) -> None:
-        # `computes`: only a statement it holds true for goes into a kernel (None: all but what stays)
-        self.alias, self.scalars, self.computes = alias, scalars, computes
+    def __init__(self, alias: str, scalars: set[str], computes=None, claim: bool = True) -> None:
+        # `computes`: only a statement it holds true for goes into a kernel (None: all but what stays).
+        # `claim`: whether a run takes in the allocations only it reads, as the old outlining did; a
+        # tensor created inside a kernel scope is a tile, its bytes counted against Vec, so code
+        # whose allocations were never outlined keeps them in GM
+        self.alias, self.scalars, self.computes, self.claim = alias, scalars, computes, claim
         self.at = cst.parse_statement(f"with {alias}.at(level={alias}.Level.CORE_GROUP):\n    pass\n")
 
     def body(self, statements) -> list[cst.CSTNode]:
         statements = list(statements)
         kinds = [self._kind(st) for st in statements]
+        allocations = [n for n, kind in enumerate(kinds) if kind == "allocation"]
         # a tensor allocated only for the next run is that kernel's own (a tile, as the old
         # outlining made it); one read anywhere else is the orchestration's, in GM
         i = 0
@@ -65,13 +69,25 @@ class Outliner:
             for a in range(i, j):
                 if kinds[a] == "allocation":
                     name = binding(statements[a])[0]
-                    kinds[a] = "kernel" if computes and not any(name in names_in(st) for st in outside) else "stays"
+                    kinds[a] = "kernel" if self.claim and computes and not any(
+                        name in names_in(st) for st in outside) else "stays"
             i = j
-        out, run = [], []
+        # an allocation left in GM is a Tensor inside the kernel: once the kernel has written it, a
+        # compute op of that kernel cannot read it ("tile.adds requires first argument to be a
+        # TileType, but got TensorType", measured at e2d0f78ae); the next kernel loads it
+        gm = {binding(statements[n])[0] for n in allocations if kinds[n] == "stays"}
+        out, run, written = [], [], set()
         for statement, kind in zip(statements, kinds):
             if kind == "kernel":
+                if run and any(self._computes_on(statement, name) for name in written):
+                    out.append(self._kernel(run))
+                    run, written = [], set()
                 run.append(statement)
+                name = binding(statement)[0]
+                if name in gm:
+                    written.add(name)
                 continue
+            written = set()
             if run:
                 out.append(self._kernel(run))
                 run = []
@@ -89,6 +105,17 @@ class Outliner:
         elif isinstance(orelse, cst.If):
             node = node.with_changes(orelse=self.block(orelse))
         return node
+
+    def _computes_on(self, statement, name: str) -> bool:
+        """Does a call of `statement` other than a slice or an assemble into it read `name` whole?"""
+        for node in walk(statement):
+            if isinstance(node, cst.Call) and code(node.func).rpartition(".")[2] not in ("slice", "assemble"):
+                if any(isinstance(a.value, cst.Name) and a.value.value == name for a in node.args):
+                    return True
+            if isinstance(node, cst.Call) and code(node.func).rpartition(".")[2] == "assemble":
+                if any(isinstance(a.value, cst.Name) and a.value.value == name for a in node.args[1:]):
+                    return True
+        return False
 
     def _kernel(self, run: list[cst.CSTNode]) -> cst.With:
         first = run[0]

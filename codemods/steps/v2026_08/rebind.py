@@ -65,7 +65,7 @@ class RebindNewType(Upgrade):
                 self.flag(site, f"`{name}` is re-bound to a {new.describe()}: e2d0f78ae refuses to change a name's "
                                 "type (\"Cannot reassign ... with a different type\"); give this value a name of its own")
                 continue
-            fresh = renamed.get((name, key)) or self.fresh(site, name)
+            fresh = _same_type(renamed, name, key) or self.fresh(site, name)
             renamed[(name, key)] = fresh
             target = site.statement.body[0].targets[0].target if isinstance(site.statement.body[0], cst.Assign) \
                 else site.statement.body[0].target
@@ -98,24 +98,42 @@ class RebindNewType(Upgrade):
             return val.but(dtype=None)
         return val.but(dtype="INDEX" if isinstance(folded, int) else "FP32")
 
-    def _view(self, value, site) -> bool | None:
-        """Whether a Tensor value carries a valid region in its type (a TensorView: e2d0f78ae refuses
-        `x = pl.cast(pl.slice(t, s, o, valid_shape=v), ...)` then `x = pl.slice(buf, s, o)`, "Cannot
-        reassign 'x' with a different type ... TensorView(valid_shape=...)"); None where not known.
-        A slice of a parameter, or of a tensor only created and assembled into, has none at 2026-08
-        (PTO114 drops create_tensor's valid_shape)."""
+    def _view(self, value, site):
+        """The valid region a Tensor or Tile value carries in its type (a TensorView or TileView):
+        a tuple of its dimensions (a number where it folds to one, else the expression's text: the
+        compiler compares the expressions, so `[n, 64]` then `[m, 64]` is refused and `[v, 64]`
+        twice accepted even with `v` re-bound between, measured at e2d0f78ae), False for none,
+        None where not known. e2d0f78ae refuses `x = pl.cast(pl.slice(t, s, o, valid_shape=v), ...)`
+        then `x = pl.slice(buf, s, o)` or one of another valid shape, "Cannot reassign 'x' with a
+        different type ... TensorView(valid_shape=...)". A slice of a parameter, or of a tensor only
+        created and assembled into, has none at 2026-08 (PTO114 drops create_tensor's valid_shape);
+        nor has a load without one."""
         while isinstance(value, cst.Call):
             op = (self.info.op(value) or "").rpartition(".")[2]
-            if op in ("slice", "view"):
-                valid = keyword(value, "valid_shape")
+            if op in ("slice", "view", "load"):
+                valid = keyword(value, "valid_shape") or keyword(value, "valid_shapes")
+                shape = argument(value, 2, "shapes") if op == "load" else argument(value, 1, "shape")
                 if valid is not None:
                     # a valid region as large as the shape is no view (measured: that re-binding is accepted)
-                    return not self._same_dims(valid.value, argument(value, 1, "shape"), site)
+                    if self._same_dims(valid.value, shape, site):
+                        return False
+                    return self._dims(valid.value, site)
+                if op == "load":
+                    return False
                 return False if self._plain_tensor(argument(value, 0, "tensor"), site) else None
             if (op != "cast" and op not in ELEMENTWISE) or not value.args:
                 return None
             value = value.args[0].value
         return None
+
+    def _dims(self, node, site):
+        if not isinstance(node, (cst.List, cst.Tuple)):
+            return None
+        dims = []
+        for e in node.elements:
+            n = number(code(e.value), self.info, site.function)
+            dims.append(n if n is not None else " ".join(code(e.value).split()))
+        return tuple(dims)
 
     def _same_dims(self, a, b, site) -> bool:
         if not (isinstance(a, (cst.List, cst.Tuple)) and isinstance(b, (cst.List, cst.Tuple))) or len(a.elements) != len(b.elements):
@@ -167,7 +185,7 @@ class RebindNewType(Upgrade):
             return True
         if None not in (a[3], b[3]) and a[3] != b[3]:
             return True
-        if None not in (a[4], b[4]) and a[4] != b[4]:
+        if None not in (a[4], b[4]) and _views_differ(a[4], b[4]):
             return True
         for x, y in zip(a[1], b[1]):
             m, n = number(x, self.info, self._func), number(y, self.info, self._func)
@@ -210,17 +228,37 @@ class RebindNewType(Upgrade):
         return found
 
 
-def _key(val, view: bool | None = None):
-    """What the compiler compares on a re-binding: a Tile's or Tensor's kind, shape, dtype and
-    (for a [1, 1] tile) layout, a Scalar's dtype (INDEX and INT32 are two types to it; an int
-    the parser folds is INDEX, see `RebindNewType._type`); None where the inference does not know."""
+def _key(val, view=None):
+    """What the compiler compares on a re-binding: a Tile's or Tensor's kind, shape, dtype, valid
+    region and (for a [1, 1] tile) layout, a Scalar's dtype (INDEX and INT32 are two types to it;
+    an int the parser folds is INDEX, see `RebindNewType._type`); None where the inference does not
+    know."""
     if val.dtype is None:
         return None
     if val.kind == SCALAR:
         return (SCALAR, (), val.dtype, None, None)
     if val.kind in (TENSOR, TILE) and val.shape is not None:
-        return (val.kind, val.shape, val.dtype, val.layout, view if val.kind == TENSOR else None)
+        return (val.kind, val.shape, val.dtype, val.layout, view)
     return None
+
+
+def _same_type(renamed: dict, name: str, key):
+    """The name an earlier re-binding of `name` to this type took: a valid region one side does
+    not know is no other type."""
+    for (other, k), fresh in renamed.items():
+        if other == name and k[:4] == key[:4] and (None in (k[4], key[4]) or not _views_differ(k[4], key[4])):
+            return fresh
+    return None
+
+
+def _views_differ(a, b) -> bool:
+    """Provably two valid regions: one has none, or a dimension both know as a number, or both
+    spell as an expression, differs (a number and an expression may be the same constant)."""
+    if a is False or b is False:
+        return a is not b
+    if len(a) != len(b):
+        return True
+    return any(type(x) is type(y) and x != y for x, y in zip(a, b))
 
 
 def _only_layout(a, b) -> bool:

@@ -159,9 +159,10 @@ class IndexOperand(Upgrade):
     """A loop index as the scalar operand of a tile/tensor op is cast to the operand's dtype."""
 
     def scan(self, site: Site) -> None:
-        for call, op in self.calls(site, *BINARY):
+        for call, op in self.calls(site, *BINARY, "cmps"):
             args = positional(call)
-            if len(args) != 2:
+            # cmps's third, the comparison, is a number: "Scalar operand has dtype `index`" is its second
+            if len(args) != 2 and not (op.endswith("cmps") and len(args) == 3):
                 continue
             x = self.info.type_of(args[0].value, site.env)
             s = self.info.type_of(args[1].value, site.env)
