@@ -104,7 +104,9 @@ def test_texts_from_the_one_code_generation_are_code_for_node(name, module):
     every node that prints alone as inside its parent, exactly what code_for_node makes
     (nested blocks included, where the surrounding indentation must be left out)."""
     nodes = [n for n in _all(module) if standalone(type(n)) and n is not module]
-    assert {type(n).__name__ for n in nodes} >= {"Call", "SimpleStatementLine", "FunctionDef"}
+    # every fixture has statements and functions; a kernel that only hands its parameter back
+    # has no call (fixtures/fuzz's NZ pass-through)
+    assert {type(n).__name__ for n in nodes} >= {"SimpleStatementLine", "FunctionDef"}
     text, found, texts = code_starts_and_texts(module, nodes[:50], nodes)
     assert text == module.code and len(found) > 0
     for node in nodes:

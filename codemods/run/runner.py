@@ -162,7 +162,9 @@ def migrate_text(text: str, job: Job, strict: bool | None = None, neighbours: di
 def models_capacity(job: Job) -> bool:
     """Does the target's own step model its compiler's buffers (a capacity rule of its own)?
     c39's model is PTO014's (2026-03); e2d0f78ae allocates otherwise and has none."""
-    return any(r.step == job.target and r.params.get("plan") == "capacity" for r in load_rules(job.rules_dir))
+    # the rules up to the target only: a run to a step never reads a later step's records
+    return any(r.step == job.target and r.params.get("plan") == "capacity"
+               for r in load_rules(job.rules_dir, job.target or None))
 
 
 def _target_capacity(result, job: Job) -> None:
