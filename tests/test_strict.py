@@ -199,6 +199,14 @@ HEAD_FORMS = {
         out = pl.store(c, [0, 0], out)
         return out
 """,
+    # a tensor may still say it is row-major; the DN shorthand is what the parser refuses
+    "nd_tensor_param": """
+    @pl.function(type=pl.FunctionType.InCore)
+    def nd_tensor_param(self, x: pl.Tensor[[16, 64], pl.FP16, pl.ND], out: pl.Out[pl.Tensor[[16, 64], pl.FP16]]) -> pl.Tensor[[16, 64], pl.FP16]:
+        t: pl.Tile[[16, 64], pl.FP16] = pl.load(x, [0, 0], [16, 64])
+        out = pl.store(t, [0, 0], out)
+        return out
+""",
 }
 # Each form's neighbour that e2d0f78ae refuses, and what the strict check says of it.
 HEAD_REFUSED = {
@@ -207,6 +215,7 @@ HEAD_REFUSED = {
     "matmul_out_dtype": ("out_dtype=pl.FP32", "out_dtype=pl.BF16", "pl.matmul: out_dtype=BF16 is not supported for Tile operands"),
     "packed_masks": ("lt: pl.Tile[[16, 32]", "lt: pl.Tile[[16, 16]",
                      "Type annotation for 'lt' has shape dimension 1 = 16 but expression has shape dimension 1 = 32"),
+    "nd_tensor_param": ("pl.FP16, pl.ND]", "pl.FP16, pl.DN]", "pl.Tensor[..., pl.DN] is not supported"),
 }
 
 
@@ -254,3 +263,24 @@ def test_the_newest_compiler_agrees(tmp_path):
         refused = compile_source(path, None, "parse", target="2026-08", python=python)
         line = 1 + next(i for i, s in enumerate(text.splitlines()) if new in s)
         assert [e.line for e in refused.errors] == [line], (name, refused.errors)
+
+
+def test_a_jit_entry_s_dn_annotation_is_refused_however_jit_is_imported():
+    """A `@pl.jit` function's annotations are parsed as a `@pl.function`'s: the DN shorthand on a
+    tensor is refused at 2026-08 (pypto #2250), and accepted by c39, also where `jit` comes from
+    its own module (pypto's own test of 2026-08 writes `from pypto.jit.decorator import jit`)."""
+    from codemods.rulebook.loading import load_api
+
+    for head in ("import pypto.language as pl\n", "import pypto.language as pl\nfrom pypto.jit.decorator import jit\n"):
+        deco = "@pl.jit" if "decorator" not in head else "@jit"
+        text = head + f'''
+
+{deco}
+def k(a: pl.Tensor[[64, 128], pl.FP16, pl.DN], c: pl.Out[pl.Tensor[[64, 128], pl.FP16]]):
+    t = pl.load(a, [0, 0], [64, 128])
+    pl.store(t, [0, 0], c)
+    return c
+'''
+        assert any(m.startswith("pl.Tensor[..., pl.DN] is not supported") for m in rejections(text, load_api(None, "2026-08")))
+        assert rejections(text, load_api(None, "2026-03")) == []
+        assert rejections(text.replace("pl.DN]", "pl.ND]"), load_api(None, "2026-08")) == []

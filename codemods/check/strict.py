@@ -27,7 +27,7 @@ from ..model.constants import scalar_dtype
 from ..model.outputs import NO_RETURN, hands_nothing_back, lacks_return
 from ..syntax.memo import cached
 from ..syntax.nodes import code, statements
-from ..syntax.traversal import EXPRESSION_TYPES, ancestors, content
+from ..syntax.traversal import EXPRESSION_TYPES, ancestors, content, walk
 from ..rulebook.loading import ApiTable
 from ..model.values import ACC, LEFT, RIGHT, SCALAR, SCALAR_VAL, TENSOR, TILE, UNKNOWN, UNKNOWN_VAL, VEC, Val
 
@@ -72,6 +72,8 @@ class StrictChecker:
             for p in [*kf.node.params.posonly_params, *kf.node.params.params, *kf.node.params.kwonly_params]:
                 annotation = p.annotation.annotation if p.annotation is not None else None
                 env[p.name.value] = _V(parameter_value(annotation, self.ops))
+                self._layout(annotation)
+            self._layout(kf.node.returns.annotation if kf.node.returns is not None else None)
             whole = self.regions.get(kf.node)  # a kernel function: its whole body is one kernel
             home = whole.index if whole is not None else None
             for name, v in env.items():
@@ -79,7 +81,31 @@ class StrictChecker:
             self._block(statements(kf.node), env, home)
             if self.api.kernel_needs_output:
                 self._outputs(kf.node, whole)
+        if self.api.refused_tensor_layouts:
+            # a `@pl.jit` function's annotations are parsed as a `@pl.function`'s (its body is typed
+            # at lower(), which this check does not model)
+            for func in _jit_functions(self.module, self.ops):
+                for p in [*func.params.posonly_params, *func.params.params, *func.params.kwonly_params]:
+                    self._layout(p.annotation.annotation if p.annotation is not None else None)
+                self._layout(func.returns.annotation if func.returns is not None else None)
         return self.found
+
+    def _layout(self, annotation) -> None:
+        """A `pl.Tensor[shape, dtype, layout]` (bare or in `pl.Out[...]`) naming a layout the
+        target's parser refuses on a tensor (`refused_tensor_layouts`)."""
+        if not self.api.refused_tensor_layouts or annotation is None:
+            return
+        while isinstance(annotation, cst.Subscript) and self.ops.get(annotation.value) in ("Out", "InOut") \
+                and annotation.slice and isinstance(annotation.slice[0].slice, cst.Index):
+            annotation = annotation.slice[0].slice.value
+        if not isinstance(annotation, cst.Subscript) or self.ops.get(annotation.value) != "Tensor":
+            return
+        for element in annotation.slice[2:]:
+            if isinstance(element.slice, cst.Index):
+                layout = self.ops.get(element.slice.value) or ""
+                message = self.api.refused_tensor_layouts.get(layout.rpartition(".")[2])
+                if message:
+                    self._bad(element.slice.value, message)
 
     def _outputs(self, func: cst.FunctionDef, whole) -> None:
         """Kernels the target outlines and then finds nothing to return from."""
@@ -443,3 +469,26 @@ def _literal(node) -> bool:
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
         node = node.expression
     return isinstance(node, (cst.Integer, cst.Float))
+
+
+def _jit_functions(module: cst.Module, ops) -> list[cst.FunctionDef]:
+    """The functions decorated `@pl.jit` (`.inline`, `.incore`, called or bare), or with the
+    decorator imported from its own module (`from pypto.jit.decorator import jit`), at any depth."""
+    imported = set()
+    for node in module.body:
+        for small in getattr(node, "body", ()) if isinstance(node, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.ImportFrom) and small.module is not None and not isinstance(small.names, cst.ImportStar) \
+                    and code(small.module).startswith("pypto.jit"):
+                imported.update((a.asname.name.value if a.asname else a.name.value) for a in small.names
+                                if isinstance(a.name, cst.Name) and a.name.value == "jit")
+    found = []
+    for node in walk(module):
+        if type(node) is cst.FunctionDef:
+            for d in node.decorators:
+                target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+                while isinstance(target, cst.Attribute) and (ops.get(target) is None):
+                    target = target.value  # `@jit.inline` of an imported `jit`
+                if (ops.get(target) or "").split(".")[0] == "jit" or (isinstance(target, cst.Name) and target.value in imported):
+                    found.append(node)
+                    break
+    return found

@@ -149,6 +149,8 @@ class ApiTable:
     kernel_needs_output: bool = False  # an outlined kernel must return something (`model/outputs.py`)
     subscript_store: bool = False  # `out[r0:r1, :] = v` writes a window of a Tensor parameter
     literal_follows_operand: bool = False  # `pl.sub(x_bf16, 1.0)` stays BF16: a literal takes its operand's dtype
+    # Layouts a `pl.Tensor[...]` annotation may no longer name, and the parser's message: {"DN": "..."}
+    refused_tensor_layouts: dict[str, str] = field(default_factory=dict)
     # The tile casts the target's backend has a path for, measured (`[casts]`): source dtype ->
     # the dtypes it casts to; a source not listed is not known. `exact`: source dtype -> the
     # dtypes that hold every one of its values (a cast there loses nothing). Empty: not checked.
@@ -478,6 +480,7 @@ def load_api(rules_dir: Path | None, step: str) -> ApiTable:
         kernel_needs_output=bool(data.get("kernel_needs_output", False)),
         subscript_store=bool(data.get("subscript_store", False)),
         literal_follows_operand=bool(data.get("literal_follows_operand", False)),
+        refused_tensor_layouts=dict(data.get("refused_tensor_layouts", {})),
         cast_arch=str(data.get("casts", {}).get("arch", "")),
         cast_paths={k: frozenset(v) for k, v in data.get("casts", {}).get("paths", {}).items()},
         exact_casts={k: frozenset(v) for k, v in data.get("casts", {}).get("exact", {}).items()},
