@@ -171,7 +171,8 @@ def test_versioned_fixture_migrates_to_expected(before):
 
     def marked(line: int) -> bool:  # the statement carries a review marker: a person decides it
         above = line - 2
-        while above >= 0 and lines[above].lstrip().startswith("#"):
+        # (a decorated function's marker stands above its decorators)
+        while above >= 0 and lines[above].lstrip().startswith(("#", "@")):
             if "pypto-migrate: review" in lines[above]:
                 return True
             above -= 1

@@ -153,7 +153,10 @@ class UnknownMember:
         if spec is None or not spec.params or spec.kind == "removed":
             return None
         positional = [a for a in call.args if a.keyword is None and not a.star]
-        if len(positional) > len(spec.params) and len(positional) == sum(1 for a in call.args if a.keyword is None):
+        # as many as an older form took (`earlier_arity`: c39's users still passed the old four-argument
+        # store) says nothing of a later day
+        if len(positional) > len(spec.params) and len(positional) == sum(1 for a in call.args if a.keyword is None) \
+                and len(positional) not in spec.earlier_arity:
             newer = _newer_table(self.api, op, arity=len(positional))
             if newer is not None:
                 return f"#{len(positional)}", newer
