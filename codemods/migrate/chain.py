@@ -51,8 +51,6 @@ def forms(text: str, module: str = "pypto.language", expected_failures: bool = T
 
 
 @lru_cache(maxsize=4)  # the chain asks of one text twice (its first step, what dates it)
-
-
 def _read_forms(text: str, module: str, expected_failures: bool = True) -> frozenset[str]:
     try:
         tree = ast.parse(text)
@@ -123,18 +121,19 @@ def _expects_failure(node: ast.With) -> bool:
     return False
 
 
-def expected_failures(text: str) -> list[tuple[int, int]]:
+@lru_cache(maxsize=2)  # asked after the target's step and again after the chain, of one text
+def expected_failures(text: str) -> tuple[tuple[int, int], ...]:
     """The lines (first, last) of what a test expects to be refused: the bodies under
     `_expects_failure`, and a module-level kernel used only there (`@pl.jit def k(...)` whose
     `k.lower()` a test expects to raise)."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
+        return ()
     blocks = [n for n in _walk(tree) if type(n) is ast.With and n.body and _expects_failure(n)]
     spans = [(n.body[0].lineno, n.end_lineno or n.lineno) for n in blocks]
     if not spans:
-        return spans
+        return ()
     inside = {id(x) for n in blocks for x in ast.walk(n)}
     used_in, used_out = set(), set()
     for x in ast.walk(tree):
@@ -143,7 +142,7 @@ def expected_failures(text: str) -> list[tuple[int, int]]:
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in used_in and node.name not in used_out:
             spans.append((min([d.lineno for d in node.decorator_list] + [node.lineno]), node.end_lineno or node.lineno))
-    return spans
+    return tuple(spans)
 
 
 def _walk(tree: ast.AST):
@@ -345,8 +344,6 @@ def steps_for(text: str, rules: tuple[Rule, ...], target: str, start: str = "", 
         first = min(names.index(start), end - 1)
     else:
         first = first_step(text, tables) if end > 1 else 0
-    # Past every earlier step, and nothing in it older than the target: the author's own pypto
-    # is the target's, as far as anything in the text says (an explicit --from says otherwise).
     # Nothing in the text older than the target: written for it, as far as anything says, unless
     # a rule that only old code triggers acts (`_current`). An explicit --from says otherwise.
     # A module it imports from its folder (`neighbours`: their texts) was written with it, for one
@@ -387,8 +384,10 @@ def older_forms(text: str, table: ApiTable, earlier: list[ApiTable]) -> set[str]
     return old
 
 
-def _acted(result: Result) -> bool:
-    return bool(result.edits) or any(f.level == "review" for f in result.findings)
+def _acted(result: Result, rules: set[str] | None = None, dating: Callable[[int], bool] = lambda _: True) -> bool:
+    """Did the step make an edit or a marker (of one of `rules`, where given) at a line that dates?"""
+    return any((rules is None or e.rule in rules) and dating(e.line) for e in result.edits) \
+        or any(f.level == "review" and (rules is None or f.rule in rules) and dating(f.line) for f in result.findings)
 
 
 def _current(text: str, results: list[Result], steps: list[Step]) -> bool:
@@ -402,12 +401,11 @@ def _current(text: str, results: list[Result], steps: list[Step]) -> bool:
     def dating(line: int) -> bool:
         return not any(a <= line <= b for a, b in spans)
 
+    # an earlier step's markers stand at lines of its output, which `dating` does not place
     if any(any(dating(e.line) for e in r.edits) or any(f.level == "review" for f in r.findings) for r in results[:-1]):
         return False
     evidence = {r.id for r in steps[-1].rules if r.evidence}
-    last = results[-1]
-    return not any(e.rule in evidence and dating(e.line) for e in last.edits) \
-        and not any(f.rule in evidence and dating(f.line) for f in last.findings if f.level == "review")
+    return not _acted(results[-1], evidence, dating)
 
 
 def migrate_steps(text: str, steps: list[Step], known_ids: frozenset[str], strict: bool, migrate: Migrate,
@@ -448,15 +446,17 @@ def migrate_steps(text: str, steps: list[Step], known_ids: frozenset[str], stric
             # The safety net runs once, on the last step's output against the file's own text: a
             # read an earlier step left unbound is no less the migration's for being handed on.
             # a step before the target's that acted dates the file: the target's rules act whole
+            def run(presumed: bool) -> Result:
+                with presumed_current(presumed):
+                    return migrate(current, step.rules, step.api, known_ids, strict=strict, handed=handed,
+                                   hand_on=n < len(steps), net_source="" if n < len(steps) else text)
+
             presumed = step.presumed and not any(_acted(r) for r in results)
-            with presumed_current(presumed):
-                result = migrate(current, step.rules, step.api, known_ids, strict=strict, handed=handed,
-                                 hand_on=n < len(steps), net_source="" if n < len(steps) else text)
+            result = run(presumed)
             if presumed and not _current(text, [*results, result], steps):
                 # dated by one of the step's own evidence rules: the step again, as for old code
                 # (its input tree is as it was handed: a migration builds new nodes, never edits)
-                result = migrate(current, step.rules, step.api, known_ids, strict=strict, handed=handed,
-                                 hand_on=n < len(steps), net_source="" if n < len(steps) else text)
+                result = run(False)
             handed, result.handed = result.handed, None
             results.append(result)
             current = result.output
